@@ -1,0 +1,168 @@
+/* gpuplan/catalog.h - accelerators, cloud instances, MIG profiles and
+ * infrastructure parts, each row with its source and the source's date.
+ *
+ * The catalog is embedded in the library at build time from data/catalog/
+ * (so the tool works from any directory) and can be overridden or extended
+ * from a directory holding files of the same names: a row whose key exists
+ * replaces it, a new key is added.  Keys: accelerator id; instance id plus
+ * region; MIG accelerator id plus profile; part id plus key.
+ *
+ * Quantities are held in SI units (bytes, byte/s, FLOP/s, W, USD/h).
+ * A value of 0 means "not published / unknown", never "zero".
+ */
+#ifndef GPUPLAN_CATALOG_H
+#define GPUPLAN_CATALOG_H
+
+#include <stddef.h>
+
+#include "gpuplan/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gp_accel {
+    const char *id;            /* catalog id, e.g. "H100-SXM" */
+    const char *name;          /* marketing name */
+    const char *vendor;
+    double mem_bytes;          /* device memory, bytes */
+    double mem_bw;             /* memory bandwidth, byte/s */
+    double bf16_flops;         /* dense BF16 tensor FLOP/s */
+    double bf16_sparse_flops;  /* vendor headline with 2:4 sparsity */
+    double fp16_flops;         /* dense FP16 tensor FLOP/s */
+    double fp8_flops;          /* dense FP8 FLOP/s */
+    double fp4_flops;          /* dense FP4 FLOP/s */
+    double int8_ops;           /* dense INT8 op/s */
+    double tf32_flops;         /* dense TF32 FLOP/s */
+    double fp32_flops;         /* non-tensor FP32 FLOP/s */
+    const char *scale_up_link; /* e.g. "NVLink 4 via NVSwitch" */
+    double scale_up_bw;        /* per device, both directions, byte/s */
+    int scale_up_domain;       /* devices in one scale-up domain */
+    double tdp_w;              /* board/module power, W */
+    const char *form_factor;
+    int release_year;
+    const char *source;
+    const char *source_date;
+    const char *notes;
+};
+
+struct gp_instance {
+    const char *cloud;         /* aws, gcp, azure */
+    const char *id;            /* instance type, e.g. "p5.48xlarge" */
+    const char *accel_id;
+    const struct gp_accel *accel; /* resolved, never NULL */
+    int n_accels;              /* accelerators per node */
+    int vcpus;
+    double mem_bytes;          /* host memory, bytes */
+    double net_bw;             /* node scale-out bandwidth, byte/s */
+    const char *fabric;        /* efa, ib-ndr, roce, ... or "" */
+    const char *interconnect;
+    double local_nvme_bytes;
+    const char *region;
+    double on_demand_usd_hr;   /* per node-hour; 0 = not offered/unknown */
+    double spot_usd_hr;
+    double reserved_1y_usd_hr;
+    double reserved_3y_usd_hr;
+    const char *price_date;
+    const char *source;
+    const char *notes;
+};
+
+struct gp_mig_profile {
+    const char *accel_id;
+    const char *profile;       /* e.g. "3g.40gb" */
+    int compute_slices;        /* of 7 */
+    double mem_bytes;
+    int max_instances;
+    int media_extensions;
+    const char *source;
+    const char *source_date;
+    const char *notes;
+};
+
+struct gp_part {
+    const char *category;      /* ib_switch, storage, facility, ... */
+    const char *id;            /* e.g. "qm9700" */
+    const char *item;          /* human name */
+    const char *key;           /* quantity name, unit implied, e.g. "ports" */
+    double value;              /* NAN when the row carries text only */
+    int has_value;
+    const char *unit;
+    const char *text;
+    const char *source;
+    const char *source_date;
+    const char *notes;
+};
+
+struct gp_catalog;
+
+/* Load the embedded catalog, then, if 'dir' is non-NULL, merge the files
+ * of the same names found in 'dir' (accelerators.csv, instances.csv,
+ * mig_profiles.csv, parts.csv; any may be absent).  Errors name
+ * file:line and the column.  Returns a catalog the caller must free with
+ * gp_catalog_destroy(), or NULL with 'err' set.
+ */
+struct gp_catalog *gp_catalog_load (const char *dir, gp_error_t *err);
+void gp_catalog_destroy (struct gp_catalog *cat);
+
+size_t gp_catalog_n_accels (const struct gp_catalog *cat);
+const struct gp_accel *gp_catalog_accel (const struct gp_catalog *cat,
+                                         size_t i);
+size_t gp_catalog_n_instances (const struct gp_catalog *cat);
+const struct gp_instance *gp_catalog_instance (const struct gp_catalog *cat,
+                                               size_t i);
+size_t gp_catalog_n_mig (const struct gp_catalog *cat);
+const struct gp_mig_profile *gp_catalog_mig (const struct gp_catalog *cat,
+                                             size_t i);
+size_t gp_catalog_n_parts (const struct gp_catalog *cat);
+const struct gp_part *gp_catalog_part (const struct gp_catalog *cat, size_t i);
+
+/* Find an accelerator by exact id (case-insensitive).  On failure returns
+ * NULL and sets 'err' (GP_ENOTFOUND) to a message that lists the closest
+ * ids: "unknown accelerator 'H100'; did you mean H100-SXM, H100-PCIE?".
+ * The result is borrowed from 'cat'.
+ */
+const struct gp_accel *gp_catalog_find_accel (const struct gp_catalog *cat,
+                                              const char *id,
+                                              gp_error_t *err);
+
+/* Find the first instance row whose id matches (case-insensitive), and
+ * whose region matches if 'region' is non-NULL.  Borrowed; NULL + err
+ * (with closest matches) when none.
+ */
+const struct gp_instance *gp_catalog_find_instance (
+    const struct gp_catalog *cat,
+    const char *id,
+    const char *region,
+    gp_error_t *err);
+
+/* Find a part value by id and key; returns 0 and sets '*value', or
+ * GP_ENOTFOUND.
+ */
+int gp_catalog_part_value (const struct gp_catalog *cat,
+                           const char *id,
+                           const char *key,
+                           double *value,
+                           gp_error_t *err);
+
+/* Peak dense tensor FLOP/s of 'a' for a precision name ("bf16", "fp16",
+ * "fp8", "fp4", "tf32", "fp32", "int8"), or 0 when unknown.  "bf16" falls
+ * back to fp16 on parts without BF16 (e.g. V100).
+ */
+double gp_accel_peak_flops (const struct gp_accel *a, const char *precision);
+
+/* Write up to 'max' ids from 'ids' closest to 'name' (edit distance,
+ * case-insensitive) into 'out' as "A, B, C".  Returns the number written.
+ * Shared by every "did you mean" message.
+ */
+size_t gp_closest_names (const char *name,
+                         const char *const *ids,
+                         size_t n_ids,
+                         size_t max,
+                         char *out,
+                         size_t out_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUPLAN_CATALOG_H */

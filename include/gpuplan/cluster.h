@@ -1,0 +1,78 @@
+/* gpuplan/cluster.h - the cluster spec: node pools of accelerators.
+ *
+ * The smallest valid spec (YAML):
+ *
+ *   name: lab
+ *   pools:
+ *     - name: a100
+ *       accelerator: A100-SXM-80GB
+ *       gpus_per_node: 8
+ *       nodes: 250
+ *
+ * Keys are documented in docs/formats/cluster.md.
+ */
+#ifndef GPUPLAN_CLUSTER_H
+#define GPUPLAN_CLUSTER_H
+
+#include <stddef.h>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/error.h"
+#include "gpuplan/spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP_NAME_MAX 64
+
+struct gp_pool {
+    char name[GP_NAME_MAX];
+    char accel_id[GP_NAME_MAX];
+    const struct gp_accel *accel; /* resolved against the catalog */
+    int gpus_per_node;
+    int nodes;
+    int scale_up_domain;          /* GPUs per NVLink-class domain */
+    int nodes_per_rack;           /* 0 = not given */
+    int cpus_per_node;            /* 0 = not given */
+    double host_mem_bytes;        /* per node; 0 = not given */
+    double net_bw_per_gpu;        /* scale-out byte/s per GPU; 0 = not given */
+};
+
+struct gp_cluster {
+    char name[GP_NAME_MAX];
+    struct gp_pool *pools;
+    size_t n_pools;
+};
+
+/* Unpack a cluster spec from 'doc' (root mapping), resolving accelerator
+ * ids against 'cat'.  Returns a cluster the caller frees with
+ * gp_cluster_destroy(), or NULL with 'err' naming file:line:col.
+ */
+struct gp_cluster *gp_cluster_from_doc (const struct gp_doc *doc,
+                                        const struct gp_catalog *cat,
+                                        gp_error_t *err);
+
+void gp_cluster_destroy (struct gp_cluster *c);
+
+/* Aggregate figures of a cluster, summed over pools from catalog values.
+ * Unknown catalog values (0) contribute 0 and set 'incomplete'.
+ */
+struct gp_cluster_totals {
+    long long nodes;
+    long long gpus;
+    double hbm_bytes;        /* sum of device memory */
+    double hbm_bw;           /* sum of memory bandwidth, byte/s */
+    double bf16_flops;       /* sum of dense BF16 peak */
+    double fp8_flops;        /* sum of dense FP8 peak */
+    double gpu_tdp_w;        /* sum of accelerator TDP (GPUs only) */
+    int incomplete;          /* some catalog value was unknown */
+};
+
+void gp_cluster_totals (const struct gp_cluster *c,
+                        struct gp_cluster_totals *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUPLAN_CLUSTER_H */

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install the Debian packages gpuplan needs to build and test, if missing.
+# Idempotent and quick when everything is present.  See README "Dependencies".
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake pkg-config   # toolchain
+  libyaml-dev                        # YAML specs (libyaml)
+  libjansson-dev                     # JSON trees and output (jansson)
+  libcsv-dev                         # RFC 4180 CSV: catalog, traces (libcsv)
+  libcmocka-dev                      # unit tests (cmocka)
+  python3                            # golden/CLI test drivers, data checks
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "deps: installing ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=sudo
+  else
+    echo "deps: run as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

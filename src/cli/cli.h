@@ -1,0 +1,70 @@
+/* cli.h - shared pieces of the gpuplan command: the subcommand table,
+ * messages on stderr, JSON on stdout, and plain-text tables.
+ */
+#ifndef GPUPLAN_CLI_H
+#define GPUPLAN_CLI_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "gpuplan/gpuplan.h"
+
+/* Exit codes (docs/cli.md). */
+enum {
+    EXIT_OK = 0,
+    EXIT_INFEASIBLE = 1,
+    EXIT_USAGE = 2,
+    EXIT_INTERNAL = 3,
+};
+
+struct cli_cmd {
+    const char *name;
+    int (*run) (int argc, char **argv);
+    const char *summary; /* one line for 'gpuplan --help' */
+    const char *help;    /* man-style page for 'gpuplan help NAME' */
+};
+
+/* One entry point and help page per subcommand (cmd_<name>.c). */
+#define GP_CMD(n, s)                                                          \
+    int cmd_##n (int argc, char **argv);                                      \
+    extern const char cmd_##n##_help[];
+#include "cmds.def"
+#undef GP_CMD
+
+/* All subcommands, NULL-name terminated (main.c). */
+extern const struct cli_cmd cli_cmds[];
+
+/* "gpuplan: error: ..." on stderr; returns EXIT_USAGE. */
+int cli_usage_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* Print 'err' as "gpuplan: error: <text>" and return the exit status that
+ * err->code maps to.
+ */
+int cli_fail (const gp_error_t *err);
+
+/* "gpuplan: warning: ..." on stderr. */
+void cli_warn (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* Print the help page of 'name' to stdout; returns EXIT_OK, or EXIT_USAGE
+ * for an unknown name.
+ */
+int cli_help (const char *name);
+
+/* Write 'root' (stolen) to stdout as indented JSON plus a newline. */
+int cli_print_json (json_t *root);
+
+/* JSON number, or null when 'v' is 0 / unknown. */
+json_t *cli_json_known (double v);
+
+/* Load the catalog honouring --catalog DIR (NULL = embedded only). */
+struct gp_catalog *cli_catalog (const char *dir, gp_error_t *err);
+
+/* ---- aligned text tables ---- */
+struct cli_table;
+struct cli_table *cli_table_create (size_t n_cols, const char *const *heads);
+/* Append a row of n_cols cells (copied). */
+void cli_table_add (struct cli_table *t, const char *const *cells);
+/* Print and free. Numeric-looking cells are right-aligned. */
+void cli_table_print (struct cli_table *t);
+
+#endif

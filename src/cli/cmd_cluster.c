@@ -1,0 +1,176 @@
+/* cmd_cluster.c - 'gpuplan cluster SPEC.yaml': load and summarise a cluster.
+ *
+ * The summary is plain arithmetic over catalog rows (GPUs x per-GPU value),
+ * so every figure traces to a catalog row and its source.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char cmd_cluster_help[] =
+    "NAME\n"
+    "    gpuplan cluster - load a cluster spec and summarise its capacity\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    gpuplan cluster SPEC.yaml [--json] [--catalog DIR]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Reads a cluster spec (docs/formats/cluster.md): a name and node\n"
+    "    pools, each with an accelerator id from the catalog, GPUs per node\n"
+    "    and a node count.  Prints per pool and in total: nodes, GPUs, device\n"
+    "    memory, memory bandwidth, dense BF16 and FP8 peak FLOP/s and the\n"
+    "    accelerators' TDP, each the catalog value times the GPU count.\n"
+    "    Unknown catalog values are shown as '-' and flagged.\n"
+    "\n"
+    "OPTIONS\n"
+    "    --json          print one JSON document (SI units: bytes, byte/s,\n"
+    "                    FLOP/s, W)\n"
+    "    --catalog DIR   merge catalog CSV files found in DIR\n"
+    "    -h, --help      show this page\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 ok; 2 unreadable or invalid spec (message names file:line:col),\n"
+    "    unknown accelerator (with the closest ids).\n"
+    "\n"
+    "EXAMPLES\n"
+    "    gpuplan cluster examples/cluster.yaml\n"
+    "    gpuplan cluster examples/cluster.yaml --json\n";
+
+static json_t *totals_json (const struct gp_cluster_totals *t)
+{
+    json_t *o = json_object ();
+    json_object_set_new (o, "nodes", json_integer (t->nodes));
+    json_object_set_new (o, "gpus", json_integer (t->gpus));
+    json_object_set_new (o, "hbm_bytes", json_real (t->hbm_bytes));
+    json_object_set_new (o, "hbm_bw_bytes_per_s", json_real (t->hbm_bw));
+    json_object_set_new (o, "bf16_dense_flops", json_real (t->bf16_flops));
+    json_object_set_new (o, "fp8_dense_flops", json_real (t->fp8_flops));
+    json_object_set_new (o, "gpu_tdp_w", json_real (t->gpu_tdp_w));
+    json_object_set_new (o, "incomplete", json_boolean (t->incomplete));
+    return o;
+}
+
+static void row_of (const char *name, const char *accel,
+                    const struct gp_cluster_totals *t, char b[8][48],
+                    const char *r[9])
+{
+    snprintf (b[0], 48, "%lld", t->nodes);
+    snprintf (b[1], 48, "%lld", t->gpus);
+    gp_format_quantity (t->hbm_bytes, GP_Q_BYTES, 0, b[2], 48);
+    gp_format_quantity (t->hbm_bw, GP_Q_BANDWIDTH, 0, b[3], 48);
+    gp_format_quantity (t->bf16_flops, GP_Q_FLOPS, 0, b[4], 48);
+    if (t->fp8_flops > 0)
+        gp_format_quantity (t->fp8_flops, GP_Q_FLOPS, 0, b[5], 48);
+    else
+        snprintf (b[5], 48, "-");
+    gp_format_quantity (t->gpu_tdp_w, GP_Q_POWER, 0, b[6], 48);
+    r[0] = name;
+    r[1] = accel;
+    for (int i = 0; i < 7; i++)
+        r[2 + i] = b[i];
+}
+
+int cmd_cluster (int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"catalog", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int as_json = 0;
+    const char *dir = NULL;
+    int o;
+    optind = 0;
+    opterr = 0;
+    while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'j':
+            as_json = 1;
+            break;
+        case 'c':
+            dir = optarg;
+            break;
+        case 'h':
+            return cli_help ("cluster");
+        default:
+            return cli_usage_error ("cluster: unknown or incomplete option "
+                                    "'%s' (see 'gpuplan cluster --help')",
+                                    argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error ("cluster: expected one SPEC.yaml (see "
+                                "'gpuplan cluster --help')");
+    gp_error_t err = {0};
+    struct gp_catalog *cat = cli_catalog (dir, &err);
+    if (!cat)
+        return cli_fail (&err);
+    struct gp_doc *doc = gp_doc_load (argv[optind], &err);
+    struct gp_cluster *cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
+    if (!cl) {
+        gp_doc_destroy (doc);
+        gp_catalog_destroy (cat);
+        return cli_fail (&err);
+    }
+    struct gp_cluster_totals all;
+    gp_cluster_totals (cl, &all);
+    int rc = EXIT_OK;
+    if (as_json) {
+        json_t *root = json_object ();
+        json_object_set_new (root, "name", json_string (cl->name));
+        json_t *pools = json_array ();
+        for (size_t i = 0; i < cl->n_pools; i++) {
+            const struct gp_pool *p = &cl->pools[i];
+            struct gp_cluster one = {.n_pools = 1,
+                                     .pools = (struct gp_pool *)p};
+            struct gp_cluster_totals t;
+            gp_cluster_totals (&one, &t);
+            json_t *pj = totals_json (&t);
+            json_object_set_new (pj, "name", json_string (p->name));
+            json_object_set_new (pj, "accelerator", json_string (p->accel->id));
+            json_object_set_new (pj, "gpus_per_node",
+                                 json_integer (p->gpus_per_node));
+            json_object_set_new (pj, "scale_up_domain",
+                                 json_integer (p->scale_up_domain));
+            json_object_set_new (pj, "accelerator_source",
+                                 json_string (p->accel->source));
+            json_array_append_new (pools, pj);
+        }
+        json_object_set_new (root, "pools", pools);
+        json_object_set_new (root, "total", totals_json (&all));
+        rc = cli_print_json (root);
+    } else {
+        printf ("cluster %s: %lld nodes, %lld GPUs in %zu pool%s\n\n",
+                cl->name, all.nodes, all.gpus, cl->n_pools,
+                cl->n_pools == 1 ? "" : "s");
+        const char *h[] = {"POOL", "ACCELERATOR", "NODES", "GPUS", "MEMORY",
+                           "MEM BW", "BF16 PEAK", "FP8 PEAK", "GPU TDP"};
+        struct cli_table *t = cli_table_create (9, h);
+        char b[8][48];
+        const char *r[9];
+        for (size_t i = 0; i < cl->n_pools; i++) {
+            const struct gp_pool *p = &cl->pools[i];
+            struct gp_cluster one = {.n_pools = 1,
+                                     .pools = (struct gp_pool *)p};
+            struct gp_cluster_totals pt;
+            gp_cluster_totals (&one, &pt);
+            row_of (p->name, p->accel->id, &pt, b, r);
+            cli_table_add (t, r);
+        }
+        row_of ("total", "", &all, b, r);
+        cli_table_add (t, r);
+        cli_table_print (t);
+        printf ("\nPeaks are dense tensor figures from the catalog (sources: "
+                "'gpuplan catalog show ID').\nTDP counts accelerators only, "
+                "not hosts, network or cooling.\n");
+        if (all.incomplete)
+            cli_warn ("some catalog values are unknown and count as 0");
+    }
+    gp_cluster_destroy (cl);
+    gp_doc_destroy (doc);
+    gp_catalog_destroy (cat);
+    return rc;
+}

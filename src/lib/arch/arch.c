@@ -1,0 +1,462 @@
+/* arch.c - transformer architectures: parameter counts, KV-cache size,
+ * consistency checks, and the model zoo loaded from data/models/models.csv.
+ *
+ * The counting conventions are those of data/models/README.md, which the
+ * zoo's own checker (data/models/check_models.py) applies independently in
+ * Python; the unit tests compare the two.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/arch.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/csv.h"
+#include "../core/embed.h"
+
+const char *gp_mlp_str (enum gp_mlp m)
+{
+    return m == GP_MLP_SWIGLU ? "swiglu" : "gelu";
+}
+
+const char *gp_attn_str (enum gp_attn a)
+{
+    return a == GP_ATTN_MLA ? "mla" : a == GP_ATTN_GQA ? "gqa" : "mha";
+}
+
+/* ========================== parameter counts =========================== */
+
+void gp_arch_params (const struct gp_arch *a, struct gp_param_count *pc)
+{
+    memset (pc, 0, sizeof *pc);
+    if (!a)
+        return;
+    double h = a->hidden, V = a->vocab;
+    pc->embedding = V * h * (a->tied_embeddings ? 1.0 : 2.0);
+    if (a->learned_pos_emb)
+        pc->embedding += (double)a->max_seq_len * h;
+
+    if (a->attention == GP_ATTN_MLA) {
+        double H = a->heads, ql = a->mla_q_lora_rank,
+               kvl = a->mla_kv_lora_rank, nope = a->mla_qk_nope_head_dim,
+               rope = a->mla_qk_rope_head_dim, vd = a->mla_v_head_dim;
+        /* DeepSeek-V2 Sec. 2.1: q = W_UQ W_DQ h (+ norm of the latent),
+         * kv latent W_DKV h plus decoupled rope key W_KR h, up-projections
+         * W_UK, W_UV, output W_O.
+         */
+        double q = ql > 0 ? h * ql + ql + ql * H * (nope + rope)
+                          : h * H * (nope + rope);
+        double kv = h * (kvl + rope) + kvl + kvl * H * (nope + vd);
+        pc->attn_per_layer = q + kv + H * vd * h;
+    } else {
+        double H = a->heads, K = a->kv_heads, d = a->head_dim;
+        pc->attn_per_layer = h * H * d + 2.0 * h * K * d + H * d * h;
+    }
+    double mats = a->mlp == GP_MLP_SWIGLU ? 3.0 : 2.0;
+    if (a->moe_experts > 0) {
+        pc->dense_layers = a->moe_dense_layers;
+        pc->moe_layers = a->layers - a->moe_dense_layers;
+        pc->dense_mlp_per_layer = a->moe_dense_layers > 0
+                                      ? mats * h * a->ffn_hidden
+                                      : 0.0;
+        double expert = mats * h * a->moe_ffn_hidden;
+        double router = h * a->moe_experts;
+        pc->moe_all_per_layer =
+            expert * (a->moe_experts + a->moe_shared_experts) + router;
+        pc->moe_active_per_layer =
+            expert * (a->moe_topk + a->moe_shared_experts) + router;
+    } else {
+        pc->dense_layers = a->layers;
+        pc->moe_layers = 0;
+        pc->dense_mlp_per_layer = mats * h * a->ffn_hidden;
+    }
+    pc->norms = 2.0 * h * a->layers + h;
+    double common = pc->embedding + a->layers * pc->attn_per_layer
+                    + pc->norms + pc->dense_layers * pc->dense_mlp_per_layer;
+    pc->total = common + pc->moe_layers * pc->moe_all_per_layer;
+    pc->active = common + pc->moe_layers * pc->moe_active_per_layer;
+}
+
+double gp_arch_kv_elems_per_token (const struct gp_arch *a)
+{
+    if (!a)
+        return 0.0;
+    if (a->attention == GP_ATTN_MLA)
+        return (double)a->layers
+               * (a->mla_kv_lora_rank + a->mla_qk_rope_head_dim);
+    return 2.0 * a->layers * a->kv_heads * a->head_dim;
+}
+
+int gp_arch_check (const struct gp_arch *a, gp_error_t *err)
+{
+    if (!a)
+        return gp_errprintf (err, GP_EINVAL, "model: NULL architecture");
+    const char *id = a->id[0] ? a->id : "model";
+#define POS(f)                                                                \
+    if (a->f <= 0)                                                            \
+        return gp_errprintf (err, GP_EINVAL, "%s: '" #f "' must be positive",  \
+                             id);
+    POS (layers)
+    POS (hidden)
+    POS (heads)
+    POS (kv_heads)
+    POS (head_dim)
+    POS (vocab)
+#undef POS
+    if (a->kv_heads > a->heads || a->heads % a->kv_heads != 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "%s: heads (%d) must be a multiple of kv_heads "
+                             "(%d)",
+                             id, a->heads, a->kv_heads);
+    if (a->attention == GP_ATTN_MHA && a->kv_heads != a->heads)
+        return gp_errprintf (err, GP_EINVAL,
+                             "%s: attention mha needs kv_heads == heads", id);
+    if (a->attention == GP_ATTN_GQA && a->kv_heads == a->heads)
+        return gp_errprintf (err, GP_EINVAL,
+                             "%s: attention gqa needs kv_heads < heads", id);
+    if (a->attention == GP_ATTN_MLA) {
+        if (a->mla_kv_lora_rank <= 0 || a->mla_qk_nope_head_dim <= 0
+            || a->mla_qk_rope_head_dim <= 0 || a->mla_v_head_dim <= 0)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: attention mla needs mla_kv_lora_rank, "
+                                 "mla_qk_nope_head_dim, mla_qk_rope_head_dim "
+                                 "and mla_v_head_dim",
+                                 id);
+        if (a->head_dim != a->mla_qk_nope_head_dim + a->mla_qk_rope_head_dim)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: head_dim must equal qk_nope + qk_rope "
+                                 "for mla",
+                                 id);
+    }
+    if (a->moe_experts < 0 || a->moe_dense_layers < 0
+        || a->moe_shared_experts < 0)
+        return gp_errprintf (err, GP_EINVAL, "%s: negative MoE field", id);
+    if (a->moe_experts > 0) {
+        if (a->moe_topk < 1 || a->moe_topk > a->moe_experts)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: moe_topk must be in 1..moe_experts", id);
+        if (a->moe_ffn_hidden <= 0)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: MoE models need moe_ffn_hidden", id);
+        if (a->moe_dense_layers >= a->layers)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: moe_dense_layers must be below layers",
+                                 id);
+        if (a->moe_dense_layers > 0 && a->ffn_hidden <= 0)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: dense layers need ffn_hidden", id);
+    } else if (a->ffn_hidden <= 0) {
+        return gp_errprintf (err, GP_EINVAL,
+                             "%s: 'ffn_hidden' must be positive", id);
+    }
+    if (a->learned_pos_emb && a->max_seq_len <= 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "%s: learned positions need max_seq_len", id);
+    return 0;
+}
+
+/* ================================ zoo ================================== */
+
+struct gp_zoo {
+    struct gp_arch *models;
+    size_t n, cap;
+    char **strings; /* sources, owned */
+    size_t n_str, cap_str;
+};
+
+static const char *zoo_dup (struct gp_zoo *z, const char *s)
+{
+    if (z->n_str == z->cap_str) {
+        size_t nc = z->cap_str ? 2 * z->cap_str : 128;
+        char **v = realloc (z->strings, nc * sizeof *v);
+        if (!v)
+            return NULL;
+        z->strings = v;
+        z->cap_str = nc;
+    }
+    char *d = strdup (s);
+    if (d)
+        z->strings[z->n_str++] = d;
+    return d;
+}
+
+enum zcol {
+    Z_ID, Z_NAME, Z_FAMILY, Z_PARAMS, Z_ACTIVE, Z_LAYERS, Z_HIDDEN, Z_FFN,
+    Z_HEADS, Z_KV, Z_HEAD_DIM, Z_VOCAB, Z_MLP, Z_ATTN, Z_TIED, Z_SEQ,
+    Z_EXPERTS, Z_TOPK, Z_MOE_FFN, Z_SHARED, Z_DENSE, Z_QLORA, Z_KVLORA,
+    Z_NOPE, Z_ROPE, Z_VDIM, Z_SOURCE, Z_DATE, Z_NOTES, Z_NCOLS
+};
+
+static const char *const zcol_names[Z_NCOLS] = {
+    "id", "name", "family", "params_b", "active_params_b", "layers", "hidden",
+    "ffn_hidden", "heads", "kv_heads", "head_dim", "vocab", "mlp", "attention",
+    "tied_embeddings", "max_seq_len", "moe_experts", "moe_topk",
+    "moe_ffn_hidden", "moe_shared_experts", "moe_dense_layers",
+    "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim",
+    "mla_qk_rope_head_dim", "mla_v_head_dim", "source", "source_date",
+    "notes"};
+
+struct zload {
+    struct gp_zoo *zoo;
+    const char *name;
+    int map[Z_NCOLS];
+    size_t n_header;
+    int replace;
+};
+
+static int cell_int (const struct zload *L, const struct gp_csv_row *row,
+                     enum zcol c, int required, int *out, gp_error_t *err)
+{
+    const char *s = row->fields[L->map[c]];
+    if (!*s) {
+        if (required)
+            return gp_errprintf (err, GP_EPARSE,
+                                 "%s:%zu: column '%s' must not be empty",
+                                 L->name, row->line, zcol_names[c]);
+        *out = 0;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol (s, &end, 10);
+    if (*end || errno || v < 0 || v > 100000000)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column '%s': '%s' is not a "
+                             "non-negative integer",
+                             L->name, row->line, zcol_names[c], s);
+    *out = (int)v;
+    return 0;
+}
+
+static int cell_num (const struct zload *L, const struct gp_csv_row *row,
+                     enum zcol c, double *out, gp_error_t *err)
+{
+    const char *s = row->fields[L->map[c]];
+    if (!*s) {
+        *out = 0;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod (s, &end);
+    if (*end || errno || !isfinite (v) || v < 0)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column '%s': '%s' is not a "
+                             "non-negative number",
+                             L->name, row->line, zcol_names[c], s);
+    *out = v;
+    return 0;
+}
+
+static int copy_str (const struct zload *L, const struct gp_csv_row *row,
+                     enum zcol c, char *dst, size_t size, gp_error_t *err)
+{
+    const char *s = row->fields[L->map[c]];
+    if (strlen (s) >= size)
+        return gp_errprintf (err, GP_ERANGE,
+                             "%s:%zu: column '%s' is longer than %zu "
+                             "characters",
+                             L->name, row->line, zcol_names[c], size - 1);
+    memcpy (dst, s, strlen (s) + 1);
+    return 0;
+}
+
+static int zoo_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
+{
+    struct zload *L = arg;
+    if (row->index == 0) {
+        for (int c = 0; c < Z_NCOLS; c++) {
+            L->map[c] = gp_csv_col (row, zcol_names[c]);
+            if (L->map[c] < 0)
+                return gp_errprintf (err, GP_EPARSE,
+                                     "%s:%zu: missing column '%s'", L->name,
+                                     row->line, zcol_names[c]);
+        }
+        if (row->n_fields != Z_NCOLS) {
+            for (size_t f = 0; f < row->n_fields; f++) {
+                int known = 0;
+                for (int c = 0; c < Z_NCOLS; c++)
+                    known |= (size_t)L->map[c] == f;
+                if (!known)
+                    return gp_errprintf (err, GP_EPARSE,
+                                         "%s:%zu: unknown column '%s'",
+                                         L->name, row->line, row->fields[f]);
+            }
+        }
+        L->n_header = row->n_fields;
+        return 0;
+    }
+    if (row->n_fields != L->n_header)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: %zu fields where the header has %zu",
+                             L->name, row->line, row->n_fields, L->n_header);
+    struct gp_arch a;
+    memset (&a, 0, sizeof a);
+    int rc;
+    double pb = 0, ab = 0;
+    if ((rc = copy_str (L, row, Z_ID, a.id, sizeof a.id, err))
+        || (rc = copy_str (L, row, Z_NAME, a.name, sizeof a.name, err))
+        || (rc = copy_str (L, row, Z_FAMILY, a.family, sizeof a.family, err))
+        || (rc = cell_num (L, row, Z_PARAMS, &pb, err))
+        || (rc = cell_num (L, row, Z_ACTIVE, &ab, err))
+        || (rc = cell_int (L, row, Z_LAYERS, 1, &a.layers, err))
+        || (rc = cell_int (L, row, Z_HIDDEN, 1, &a.hidden, err))
+        || (rc = cell_int (L, row, Z_FFN, 0, &a.ffn_hidden, err))
+        || (rc = cell_int (L, row, Z_HEADS, 1, &a.heads, err))
+        || (rc = cell_int (L, row, Z_KV, 1, &a.kv_heads, err))
+        || (rc = cell_int (L, row, Z_HEAD_DIM, 1, &a.head_dim, err))
+        || (rc = cell_int (L, row, Z_VOCAB, 1, &a.vocab, err))
+        || (rc = cell_int (L, row, Z_TIED, 0, &a.tied_embeddings, err))
+        || (rc = cell_int (L, row, Z_SEQ, 0, &a.max_seq_len, err))
+        || (rc = cell_int (L, row, Z_EXPERTS, 0, &a.moe_experts, err))
+        || (rc = cell_int (L, row, Z_TOPK, 0, &a.moe_topk, err))
+        || (rc = cell_int (L, row, Z_MOE_FFN, 0, &a.moe_ffn_hidden, err))
+        || (rc = cell_int (L, row, Z_SHARED, 0, &a.moe_shared_experts, err))
+        || (rc = cell_int (L, row, Z_DENSE, 0, &a.moe_dense_layers, err))
+        || (rc = cell_int (L, row, Z_QLORA, 0, &a.mla_q_lora_rank, err))
+        || (rc = cell_int (L, row, Z_KVLORA, 0, &a.mla_kv_lora_rank, err))
+        || (rc = cell_int (L, row, Z_NOPE, 0, &a.mla_qk_nope_head_dim, err))
+        || (rc = cell_int (L, row, Z_ROPE, 0, &a.mla_qk_rope_head_dim, err))
+        || (rc = cell_int (L, row, Z_VDIM, 0, &a.mla_v_head_dim, err)))
+        return rc;
+    if (!a.id[0])
+        return gp_errprintf (err, GP_EPARSE, "%s:%zu: column 'id' must not "
+                             "be empty", L->name, row->line);
+    a.params_stated = pb * 1e9;
+    a.active_stated = ab * 1e9;
+    const char *mlp = row->fields[L->map[Z_MLP]];
+    if (!strcmp (mlp, "gelu"))
+        a.mlp = GP_MLP_GELU;
+    else if (!strcmp (mlp, "swiglu"))
+        a.mlp = GP_MLP_SWIGLU;
+    else
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'mlp': '%s' is not gelu or "
+                             "swiglu", L->name, row->line, mlp);
+    const char *at = row->fields[L->map[Z_ATTN]];
+    if (!strcmp (at, "mha"))
+        a.attention = GP_ATTN_MHA;
+    else if (!strcmp (at, "gqa"))
+        a.attention = GP_ATTN_GQA;
+    else if (!strcmp (at, "mla"))
+        a.attention = GP_ATTN_MLA;
+    else
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'attention': '%s' is not mha, "
+                             "gqa or mla", L->name, row->line, at);
+    /* Learned absolute positions are flagged in the notes (the README's
+     * LEARNED-POS-EMB marker): they add max_seq_len x hidden parameters.
+     */
+    a.learned_pos_emb =
+        strstr (row->fields[L->map[Z_NOTES]], "LEARNED-POS-EMB") != NULL;
+    if ((a.source = zoo_dup (L->zoo, row->fields[L->map[Z_SOURCE]])) == NULL
+        || (a.source_date = zoo_dup (L->zoo, row->fields[L->map[Z_DATE]]))
+               == NULL)
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    gp_error_t e;
+    if (gp_arch_check (&a, &e) != 0)
+        return gp_errprintf (err, GP_EPARSE, "%s:%zu: %s", L->name, row->line,
+                             e.text);
+    struct gp_zoo *z = L->zoo;
+    for (size_t i = 0; i < z->n; i++)
+        if (strcasecmp (z->models[i].id, a.id) == 0) {
+            if (!L->replace)
+                return gp_errprintf (err, GP_EPARSE,
+                                     "%s:%zu: duplicate model id '%s'",
+                                     L->name, row->line, a.id);
+            z->models[i] = a;
+            return 0;
+        }
+    if (z->n == z->cap) {
+        size_t nc = z->cap ? 2 * z->cap : 64;
+        struct gp_arch *v = realloc (z->models, nc * sizeof *v);
+        if (!v)
+            return gp_errprintf (err, GP_ENOMEM, "out of memory");
+        z->models = v;
+        z->cap = nc;
+    }
+    z->models[z->n++] = a;
+    return 0;
+}
+
+void gp_zoo_destroy (struct gp_zoo *z)
+{
+    if (!z)
+        return;
+    int saved = errno;
+    for (size_t i = 0; i < z->n_str; i++)
+        free (z->strings[i]);
+    free (z->strings);
+    free (z->models);
+    free (z);
+    errno = saved;
+}
+
+struct gp_zoo *gp_zoo_load (const char *extra_csv, gp_error_t *err)
+{
+    struct gp_zoo *z = calloc (1, sizeof *z);
+    if (!z) {
+        gp_errprintf (err, GP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    const struct gp__embedded_file *f =
+        gp__embedded_find ("models/models.csv");
+    if (!f) {
+        gp_errprintf (err, GP_EINTERNAL, "embedded models/models.csv missing");
+        goto error;
+    }
+    struct zload L = {.zoo = z, .name = "models/models.csv"};
+    if (gp_csv_parse (f->data, f->len, L.name, ',', zoo_row, &L, err) != 0)
+        goto error;
+    if (extra_csv) {
+        struct zload X = {.zoo = z, .name = extra_csv, .replace = 1};
+        if (gp_csv_parse_file (extra_csv, ',', zoo_row, &X, err) != 0)
+            goto error;
+    }
+    return z;
+error:
+    gp_zoo_destroy (z);
+    return NULL;
+}
+
+size_t gp_zoo_size (const struct gp_zoo *z)
+{
+    return z ? z->n : 0;
+}
+
+const struct gp_arch *gp_zoo_get (const struct gp_zoo *z, size_t i)
+{
+    return z && i < z->n ? &z->models[i] : NULL;
+}
+
+const struct gp_arch *gp_zoo_find (const struct gp_zoo *z, const char *id,
+                                   gp_error_t *err)
+{
+    if (!z || !id) {
+        gp_errprintf (err, GP_EINVAL, "find model: NULL argument");
+        return NULL;
+    }
+    for (size_t i = 0; i < z->n; i++)
+        if (strcasecmp (z->models[i].id, id) == 0)
+            return &z->models[i];
+    const char **ids = calloc (z->n ? z->n : 1, sizeof *ids);
+    char near[256] = "";
+    size_t m = 0;
+    if (ids) {
+        for (size_t i = 0; i < z->n; i++)
+            ids[i] = z->models[i].id;
+        m = gp_closest_names (id, ids, z->n, 3, near, sizeof near);
+        free (ids);
+    }
+    if (m)
+        gp_errprintf (err, GP_ENOTFOUND, "unknown model '%s'; did you mean %s?",
+                      id, near);
+    else
+        gp_errprintf (err, GP_ENOTFOUND,
+                      "unknown model '%s' (see data/models/models.csv)", id);
+    return NULL;
+}
