@@ -16,7 +16,9 @@ CMAKE_FLAGS ?=
 .PHONY: all deps configure demo test test-release test-asan bench clean
 
 all: deps configure
-	cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) > $(BUILD)/build.log 2>&1 \
+	  || { cat $(BUILD)/build.log; exit 1; }
+	@echo "built $(BUILD)/gpuplan"
 
 deps:
 	@bash scripts/deps.sh

@@ -9,6 +9,7 @@ PKGS=(
   libjansson-dev                     # JSON trees and output (jansson)
   libcsv-dev                         # RFC 4180 CSV: catalog, traces (libcsv)
   libcmocka-dev                      # unit tests (cmocka)
+  libglpk-dev                        # linear programs: fleet-mix optimisation (GLPK)
   python3                            # golden/CLI test drivers, data checks
 )
 missing=()
