@@ -11,6 +11,7 @@ PKGS=(
   libcmocka-dev                      # unit tests (cmocka)
   libglpk-dev                        # linear programs: fleet-mix optimisation (GLPK)
   python3                            # golden/CLI test drivers, data checks
+  python3-yaml python3-jsonschema    # validating exported manifests against CRD schemas
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -39,11 +39,31 @@ struct gp_pool {
     double net_bw_per_gpu;        /* scale-out byte/s per GPU; 0 = not given */
 };
 
+/* A tenant (Kueue ClusterQueue / Volcano queue).  Quotas are nominal GPUs;
+ * borrowing/lending limits follow Kueue semantics within a cohort.
+ */
+struct gp_team {
+    char name[GP_NAME_MAX];
+    char cohort[GP_NAME_MAX];     /* "" = not in a cohort */
+    double weight;                /* fair-share weight (default 1) */
+    int priority;                 /* priority class of its jobs (default 0) */
+    long long quota_gpus;         /* nominal quota over all pools; -1 = none */
+    long long *pool_quota;        /* per pool (n_pools entries); -1 = none */
+    long long borrowing_limit;    /* GPUs above quota; -1 = unlimited */
+    long long lending_limit;      /* GPUs of quota lendable; -1 = all */
+};
+
 struct gp_cluster {
     char name[GP_NAME_MAX];
     struct gp_pool *pools;
     size_t n_pools;
+    struct gp_team *teams;        /* optional 'teams:' list */
+    size_t n_teams;
+    double spine_oversub;         /* leaf:spine oversubscription; 1 = none */
 };
+
+/* Index of team 'name' in 'c', or -1. */
+int gp_cluster_team (const struct gp_cluster *c, const char *name);
 
 /* Unpack a cluster spec from 'doc' (root mapping), resolving accelerator
  * ids against 'cat'.  Returns a cluster the caller frees with

@@ -7,6 +7,7 @@
 #include "gpuplan/cluster.h"
 #include "gpuplan/csv.h"
 #include "gpuplan/error.h"
+#include "gpuplan/export.h"
 #include "gpuplan/spec.h"
 #include "gpuplan/units.h"
 #include "gpuplan/version.h"

@@ -11,6 +11,8 @@
 struct top {
     char name[GP_NAME_MAX];
     const json_t *pools;
+    const json_t *teams;
+    double spine_oversub;
 };
 
 static const struct gp_field cluster_fields[] = {
@@ -18,6 +20,9 @@ static const struct gp_field cluster_fields[] = {
      GP_F_REQUIRED, 0, NULL, 0, 0},
     {"pools", GP_F_NODE, offsetof (struct top, pools), 0, GP_F_REQUIRED, 0,
      NULL, 0, 0},
+    {"teams", GP_F_NODE, offsetof (struct top, teams), 0, 0, 0, NULL, 0, 0},
+    {"spine_oversubscription", GP_F_DOUBLE,
+     offsetof (struct top, spine_oversub), 0, 0, 0, NULL, 1, 1000},
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 
@@ -41,10 +46,126 @@ static const struct gp_field pool_fields[] = {
 };
 #undef F
 
+/* A team as read: quota may be a number (total GPUs) or a mapping of pool
+ * name to GPUs, so it is unpacked by hand.
+ */
+struct team_in {
+    char name[GP_NAME_MAX];
+    char cohort[GP_NAME_MAX];
+    double weight;
+    int priority;
+    const json_t *quota;
+    int borrowing_limit;
+    int lending_limit;
+};
+
+#define T(f) offsetof (struct team_in, f)
+static const struct gp_field team_fields[] = {
+    {"name", GP_F_STRING, T (name), GP_NAME_MAX, GP_F_REQUIRED, 0, NULL, 0, 0},
+    {"cohort", GP_F_STRING, T (cohort), GP_NAME_MAX, 0, 0, NULL, 0, 0},
+    {"weight", GP_F_DOUBLE, T (weight), 0, 0, 0, NULL, 1e-6, 1e6},
+    {"priority", GP_F_INT, T (priority), 0, 0, 0, NULL, -1000000, 1000000},
+    {"quota", GP_F_NODE, T (quota), 0, 0, 0, NULL, 0, 0},
+    {"borrowing_limit", GP_F_INT, T (borrowing_limit), 0, 0, 0, NULL, 0,
+     100000000},
+    {"lending_limit", GP_F_INT, T (lending_limit), 0, 0, 0, NULL, 0,
+     100000000},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
+};
+#undef T
+
+int gp_cluster_team (const struct gp_cluster *c, const char *name)
+{
+    if (!c || !name)
+        return -1;
+    for (size_t i = 0; i < c->n_teams; i++)
+        if (strcmp (c->teams[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int quota_value (const struct gp_doc *doc, const json_t *v,
+                        const char *what, long long *out, gp_error_t *err)
+{
+    if (!json_is_integer (v) || json_integer_value (v) < 0
+        || json_integer_value (v) > 100000000)
+        return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                              "%s: expected a GPU count (integer >= 0)",
+                              what);
+    *out = (long long)json_integer_value (v);
+    return 0;
+}
+
+static int unpack_team (const struct gp_doc *doc, const json_t *tj,
+                        size_t i, struct gp_cluster *c, gp_error_t *err)
+{
+    struct gp_team *t = &c->teams[i];
+    struct team_in in;
+    char what[48];
+    memset (&in, 0, sizeof in);
+    in.weight = 1.0;
+    in.borrowing_limit = -1;
+    in.lending_limit = -1;
+    snprintf (what, sizeof what, "teams[%zu]", i);
+    if (gp_doc_unpack (doc, tj, what, team_fields, &in, err) != 0)
+        return err ? err->code : GP_EPARSE;
+    memcpy (t->name, in.name, sizeof t->name);
+    memcpy (t->cohort, in.cohort, sizeof t->cohort);
+    t->weight = in.weight;
+    t->priority = in.priority;
+    t->borrowing_limit = in.borrowing_limit;
+    t->lending_limit = in.lending_limit;
+    t->quota_gpus = -1;
+    t->pool_quota = malloc (c->n_pools * sizeof *t->pool_quota);
+    if (!t->pool_quota)
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    for (size_t p = 0; p < c->n_pools; p++)
+        t->pool_quota[p] = -1;
+    for (size_t k = 0; k < i; k++)
+        if (strcmp (c->teams[k].name, t->name) == 0)
+            return gp_doc_errorf (doc, json_object_get (tj, "name"), err,
+                                  GP_EPARSE,
+                                  "%s.name: duplicate team name '%s'", what,
+                                  t->name);
+    if (in.quota) {
+        char qw[64];
+        snprintf (qw, sizeof qw, "%s.quota", what);
+        if (json_is_object (in.quota)) {
+            const char *key;
+            json_t *v;
+            t->quota_gpus = 0;
+            json_object_foreach ((json_t *)in.quota, key, v) {
+                size_t p;
+                for (p = 0; p < c->n_pools; p++)
+                    if (strcmp (c->pools[p].name, key) == 0)
+                        break;
+                if (p == c->n_pools)
+                    return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                          "%s: unknown pool '%s'", qw, key);
+                if (quota_value (doc, v, qw, &t->pool_quota[p], err) != 0)
+                    return GP_EPARSE;
+                t->quota_gpus += t->pool_quota[p];
+            }
+        } else if (quota_value (doc, in.quota, qw, &t->quota_gpus, err)
+                   != 0)
+            return GP_EPARSE;
+    }
+    if (t->lending_limit >= 0 && t->quota_gpus >= 0
+        && t->lending_limit > t->quota_gpus)
+        return gp_doc_errorf (doc, json_object_get (tj, "lending_limit"), err,
+                              GP_EPARSE,
+                              "%s.lending_limit: %lld exceeds the quota %lld",
+                              what, t->lending_limit, t->quota_gpus);
+    return 0;
+}
+
 void gp_cluster_destroy (struct gp_cluster *c)
 {
     if (!c)
         return;
+    for (size_t i = 0; i < c->n_teams; i++)
+        free (c->teams[i].pool_quota);
+    free (c->teams);
     free (c->pools);
     free (c);
 }
@@ -64,6 +185,7 @@ struct gp_cluster *gp_cluster_from_doc (const struct gp_doc *doc,
     }
     struct top top;
     memset (&top, 0, sizeof top);
+    top.spine_oversub = 1.0;
     if (gp_doc_unpack (doc, gp_doc_root (doc), "cluster", cluster_fields,
                        &top, err) != 0)
         goto error;
@@ -111,6 +233,26 @@ struct gp_cluster *gp_cluster_from_doc (const struct gp_doc *doc,
                                      : p->gpus_per_node;
         }
         c->n_pools++;
+    }
+    c->spine_oversub = top.spine_oversub;
+    if (top.teams && !json_is_null (top.teams)) {
+        if (!json_is_array (top.teams)) {
+            gp_doc_errorf (doc, top.teams, err, GP_EPARSE,
+                           "cluster.teams: expected a list of teams");
+            goto error;
+        }
+        size_t nt = json_array_size (top.teams);
+        c->teams = calloc (nt ? nt : 1, sizeof *c->teams);
+        if (!c->teams) {
+            gp_errprintf (err, GP_ENOMEM, "out of memory");
+            goto error;
+        }
+        for (size_t i = 0; i < nt; i++) {
+            c->n_teams = i + 1; /* so that destroy frees pool_quota */
+            if (unpack_team (doc, json_array_get (top.teams, i), i, c, err)
+                != 0)
+                goto error;
+        }
     }
     return c;
 error:

@@ -1,0 +1,58 @@
+/* gpuplan/export.h - configuration for the orchestrators a planned cluster
+ * runs: Kueue (ResourceFlavors, ClusterQueues in cohorts, LocalQueues,
+ * WorkloadPriorityClasses), Volcano (Queues) and Slurm (slurm.conf nodes
+ * and partitions, gres.conf, topology.conf, sacctmgr accounts and QOS).
+ *
+ * gpuplan plans and simulates; these files hand the plan to the engines
+ * that enforce it.  Mapping rules are in docs/formats/export.md.
+ */
+#ifndef GPUPLAN_EXPORT_H
+#define GPUPLAN_EXPORT_H
+
+#include <stddef.h>
+
+#include "gpuplan/cluster.h"
+#include "gpuplan/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum gp_export_target {
+    GP_EXPORT_KUEUE,
+    GP_EXPORT_VOLCANO,
+    GP_EXPORT_SLURM,
+};
+
+struct gp_export_file {
+    char name[64]; /* suggested file name, e.g. "kueue.yaml" */
+    char *text;    /* NUL-terminated contents, owned by the export */
+};
+
+#define GP_EXPORT_MAX_FILES 8
+
+struct gp_export {
+    struct gp_export_file files[GP_EXPORT_MAX_FILES];
+    size_t n_files;
+};
+
+/* Parse "kueue", "volcano" or "slurm".  Returns 0 or GP_ENOTFOUND. */
+int gp_export_target_parse (const char *s,
+                            enum gp_export_target *t,
+                            gp_error_t *err);
+
+/* Render 'c' for target 't' into a new export the caller frees with
+ * gp_export_destroy().  Fails with GP_EINVAL when a name cannot be used
+ * by the target (Kubernetes names are DNS-1123 labels; Slurm names are
+ * [A-Za-z0-9_-]), naming the offending spec field.
+ */
+struct gp_export *gp_export_render (const struct gp_cluster *c,
+                                    enum gp_export_target t,
+                                    gp_error_t *err);
+
+void gp_export_destroy (struct gp_export *x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUPLAN_EXPORT_H */

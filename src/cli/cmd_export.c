@@ -1,0 +1,150 @@
+/* cmd_export.c - 'gpuplan export TARGET --cluster SPEC.yaml': write the
+ * orchestrator configuration (Kueue, Volcano, Slurm) of a cluster spec.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+const char cmd_export_help[] =
+    "NAME\n"
+    "    gpuplan export - orchestrator configuration for a planned cluster\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    gpuplan export kueue|volcano|slurm --cluster SPEC.yaml [--out DIR]\n"
+    "                   [--json] [--catalog DIR]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Turns a cluster spec (pools, teams with quotas, weights, priorities,\n"
+    "    cohorts with borrowing and lending limits; docs/formats/cluster.md)\n"
+    "    into the objects of the engine that will enforce it:\n"
+    "      kueue    ResourceFlavor per pool, ClusterQueue per team (cohort,\n"
+    "               nominal quota, borrowing/lending limits, fair-sharing\n"
+    "               weight), WorkloadPriorityClass per priority, Namespace and\n"
+    "               LocalQueue per team (kueue.x-k8s.io/v1beta2)\n"
+    "      volcano  Queue per team (weight, deserved = quota, capability =\n"
+    "               quota + borrowing limit), a parent Queue per cohort\n"
+    "      slurm    slurm.conf nodes/partitions/scheduling, gres.conf,\n"
+    "               topology.conf (leaf per rack, one spine), accounts.sh\n"
+    "               (sacctmgr QOS GrpTRES caps and Fairshare)\n"
+    "    The mapping rules are in docs/formats/export.md.  Without --out the\n"
+    "    files are printed, each after a '# ==> NAME <==' line.\n"
+    "\n"
+    "OPTIONS\n"
+    "    --cluster SPEC  the cluster spec (required)\n"
+    "    --out DIR       write the files into DIR (created if missing)\n"
+    "    --json          print {\"target\", \"files\": [{\"name\", \"text\"}]}\n"
+    "    --catalog DIR   merge catalog CSV files found in DIR\n"
+    "    -h, --help      show this page\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 ok; 2 bad spec, unknown target, or a name the engine rejects.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    gpuplan export kueue --cluster examples/shared-cluster.yaml\n"
+    "    gpuplan export slurm --cluster examples/shared-cluster.yaml --out slurm/\n";
+
+static int write_file (const char *dir, const struct gp_export_file *f)
+{
+    char path[4096];
+    snprintf (path, sizeof path, "%s/%s", dir, f->name);
+    FILE *o = fopen (path, "w");
+    if (!o)
+        return cli_usage_error ("export: cannot write %s: %s", path,
+                                strerror (errno));
+    fputs (f->text, o);
+    if (fclose (o) != 0)
+        return cli_usage_error ("export: cannot write %s: %s", path,
+                                strerror (errno));
+    fprintf (stderr, "gpuplan: wrote %s\n", path);
+    return EXIT_OK;
+}
+
+int cmd_export (int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"cluster", required_argument, NULL, 'C'},
+        {"out", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'j'},
+        {"catalog", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *spec = NULL, *out = NULL, *dir = NULL;
+    int as_json = 0, o;
+    optind = 0;
+    opterr = 0;
+    while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'C':
+            spec = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'j':
+            as_json = 1;
+            break;
+        case 'c':
+            dir = optarg;
+            break;
+        case 'h':
+            return cli_help ("export");
+        default:
+            return cli_usage_error ("export: unknown or incomplete option "
+                                    "'%s' (see 'gpuplan export --help')",
+                                    argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error ("export: expected one target: kueue, volcano "
+                                "or slurm");
+    gp_error_t err = {0};
+    enum gp_export_target target;
+    if (gp_export_target_parse (argv[optind], &target, &err) != 0)
+        return cli_fail (&err);
+    if (!spec)
+        return cli_usage_error ("export: --cluster SPEC.yaml is required");
+    struct gp_catalog *cat = cli_catalog (dir, &err);
+    if (!cat)
+        return cli_fail (&err);
+    struct gp_doc *doc = gp_doc_load (spec, &err);
+    struct gp_cluster *cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
+    struct gp_export *x = cl ? gp_export_render (cl, target, &err) : NULL;
+    int rc;
+    if (!x) {
+        rc = cli_fail (&err);
+    } else if (out) {
+        rc = EXIT_OK;
+        if (mkdir (out, 0777) != 0 && errno != EEXIST)
+            rc = cli_usage_error ("export: cannot create %s: %s", out,
+                                  strerror (errno));
+        for (size_t i = 0; rc == EXIT_OK && i < x->n_files; i++)
+            rc = write_file (out, &x->files[i]);
+    } else if (as_json) {
+        json_t *root = json_object ();
+        json_object_set_new (root, "target", json_string (argv[optind]));
+        json_t *files = json_array ();
+        for (size_t i = 0; i < x->n_files; i++) {
+            json_t *f = json_object ();
+            json_object_set_new (f, "name", json_string (x->files[i].name));
+            json_object_set_new (f, "text", json_string (x->files[i].text));
+            json_array_append_new (files, f);
+        }
+        json_object_set_new (root, "files", files);
+        rc = cli_print_json (root);
+    } else {
+        for (size_t i = 0; i < x->n_files; i++)
+            printf ("%s# ==> %s <==\n%s", i ? "\n" : "", x->files[i].name,
+                    x->files[i].text);
+        rc = EXIT_OK;
+    }
+    gp_export_destroy (x);
+    gp_cluster_destroy (cl);
+    gp_doc_destroy (doc);
+    gp_catalog_destroy (cat);
+    return rc;
+}

@@ -1,0 +1,167 @@
+/* test_export.c - orchestrator configuration from a cluster spec.
+ * Expected lines are worked out by hand from the mapping rules in
+ * docs/formats/export.md (quota splits by largest remainder, hostlists,
+ * Slurm units).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gpuplan/gpuplan.h"
+
+static struct gp_catalog *cat;
+
+static int setup (void **state)
+{
+    (void)state;
+    cat = gp_catalog_load (NULL, NULL);
+    return cat ? 0 : -1;
+}
+
+static int teardown (void **state)
+{
+    (void)state;
+    gp_catalog_destroy (cat);
+    return 0;
+}
+
+static const char spec[] =
+    "name: lab\n"
+    "pools:\n"
+    "  - {name: h100, accelerator: H100-SXM, gpus_per_node: 8, nodes: 10,\n"
+    "     nodes_per_rack: 4, host_memory: 1TiB, cpus_per_node: 96}\n"
+    "  - {name: mi300x, accelerator: MI300X, gpus_per_node: 8, nodes: 5}\n"
+    "teams:\n"
+    "  - {name: a, quota: 60, cohort: c, borrowing_limit: 9, weight: 1.5}\n"
+    "  - {name: b, quota: {mi300x: 40}, cohort: c, lending_limit: 10,\n"
+    "     priority: 5}\n";
+
+static struct gp_export *render (enum gp_export_target t)
+{
+    gp_error_t err = {0};
+    struct gp_doc *d = gp_doc_parse (spec, strlen (spec), "lab.yaml", &err);
+    assert_non_null (d);
+    struct gp_cluster *c = gp_cluster_from_doc (d, cat, &err);
+    if (!c)
+        fail_msg ("%s", err.text);
+    struct gp_export *x = gp_export_render (c, t, &err);
+    if (!x)
+        fail_msg ("%s", err.text);
+    gp_cluster_destroy (c);
+    gp_doc_destroy (d);
+    return x;
+}
+
+static void has (const char *text, const char *want)
+{
+    if (!strstr (text, want))
+        fail_msg ("output lacks:\n%s\n--- output:\n%s", want, text);
+}
+
+static void test_kueue (void **state)
+{
+    (void)state;
+    struct gp_export *x = render (GP_EXPORT_KUEUE);
+    assert_int_equal (x->n_files, 1);
+    const char *t = x->files[0].text;
+    /* Team a: scalar quota 60 over 80 + 40 GPUs -> 40 + 20; borrowing 9 in
+     * proportion to 40:20 -> 6 + 3. */
+    has (t, "              nominalQuota: 40\n"
+            "              borrowingLimit: 6\n");
+    has (t, "              nominalQuota: 20\n"
+            "              borrowingLimit: 3\n");
+    has (t, "  cohortName: c\n");
+    has (t, "    weight: \"1.5\"\n");
+    /* Team b: per-pool quota, lending 10 all on mi300x. */
+    has (t, "              nominalQuota: 40\n"
+            "              lendingLimit: 10\n");
+    /* Vendors map to their device plugins' resources. */
+    has (t, "coveredResources: [\"nvidia.com/gpu\"]");
+    has (t, "coveredResources: [\"amd.com/gpu\"]");
+    has (t, "kind: WorkloadPriorityClass\nmetadata:\n  name: priority-5\n"
+            "value: 5\n");
+    has (t, "kind: LocalQueue\nmetadata:\n  name: b\n  namespace: b\n"
+            "spec:\n  clusterQueue: b\n");
+    gp_export_destroy (x);
+}
+
+static void test_volcano (void **state)
+{
+    (void)state;
+    struct gp_export *x = render (GP_EXPORT_VOLCANO);
+    const char *t = x->files[0].text;
+    /* Non-integral weight 1.5 -> all weights x100 (150 and 100). */
+    has (t, "  name: a\nspec:\n  weight: 150\n");
+    has (t, "  name: b\nspec:\n  weight: 100\n");
+    /* a: deserved 40/20, capability quota + borrowing = 46/23. */
+    has (t, "  deserved:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 20\n");
+    has (t, "  capability:\n    nvidia.com/gpu: 46\n    amd.com/gpu: 23\n");
+    /* b: no borrowing limit in a cohort -> may use whole pools. */
+    has (t, "  capability:\n    nvidia.com/gpu: 80\n    amd.com/gpu: 40\n");
+    has (t, "  parent: c\n");
+    gp_export_destroy (x);
+}
+
+static void test_slurm (void **state)
+{
+    (void)state;
+    struct gp_export *x = render (GP_EXPORT_SLURM);
+    assert_int_equal (x->n_files, 4);
+    assert_string_equal (x->files[0].name, "slurm.conf");
+    /* 1 TiB = 1048576 MiB of RealMemory. */
+    has (x->files[0].text, "NodeName=h100-[001-010] Gres=gpu:h100-sxm:8 "
+                           "CPUs=96 RealMemory=1048576 State=UNKNOWN\n");
+    has (x->files[0].text, "PartitionName=mi300x Nodes=mi300x-[001-005] "
+                           "Default=NO");
+    has (x->files[1].text, "NodeName=h100-[001-010] Name=gpu Type=h100-sxm "
+                           "File=/dev/nvidia[0-7]\n");
+    has (x->files[1].text, "File=/dev/dri/renderD[128-135]\n");
+    /* 10 nodes, 4 per rack -> leaves of 4, 4, 2; 5 nodes at 32 per leaf. */
+    has (x->files[2].text, "SwitchName=h100-leaf03 Nodes=h100-[009-010]\n");
+    has (x->files[2].text, "SwitchName=mi300x-leaf01 Nodes=mi300x-[001-005]\n");
+    has (x->files[2].text,
+         "SwitchName=spine Switches=h100-leaf[01-03],mi300x-leaf01\n");
+    /* a: 60 + 9 borrowing = 69 GPUs; Fairshare 1.5 x 100. */
+    has (x->files[3].text, "add qos a GrpTRES=gres/gpu=69 Priority=0\n");
+    has (x->files[3].text, "add account a Fairshare=150 QOS=a DefaultQOS=a\n");
+    gp_export_destroy (x);
+}
+
+static void test_bad (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    enum gp_export_target t;
+    assert_int_equal (gp_export_target_parse ("k8s", &t, &err), GP_ENOTFOUND);
+    assert_non_null (strstr (err.text, "kueue, volcano or slurm"));
+    const char *bad = "name: lab\npools:\n  - {name: H100_Pool, accelerator: "
+                      "H100-SXM, gpus_per_node: 8, nodes: 1}\n";
+    struct gp_doc *d = gp_doc_parse (bad, strlen (bad), "x.yaml", &err);
+    struct gp_cluster *c = gp_cluster_from_doc (d, cat, &err);
+    assert_non_null (c);
+    assert_null (gp_export_render (c, GP_EXPORT_KUEUE, &err));
+    assert_int_equal (err.code, GP_EINVAL);
+    assert_non_null (strstr (err.text, "pools[0].name 'H100_Pool'"));
+    /* Slurm accepts the same name. */
+    struct gp_export *x = gp_export_render (c, GP_EXPORT_SLURM, &err);
+    assert_non_null (x);
+    gp_export_destroy (x);
+    gp_cluster_destroy (c);
+    gp_doc_destroy (d);
+    assert_null (gp_export_render (NULL, GP_EXPORT_SLURM, &err));
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_kueue),
+        cmocka_unit_test (test_volcano),
+        cmocka_unit_test (test_slurm),
+        cmocka_unit_test (test_bad),
+    };
+    return cmocka_run_group_tests (tests, setup, teardown);
+}
