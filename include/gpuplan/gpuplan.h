@@ -8,7 +8,10 @@
 #include "gpuplan/csv.h"
 #include "gpuplan/error.h"
 #include "gpuplan/export.h"
+#include "gpuplan/policy.h"
+#include "gpuplan/sim.h"
 #include "gpuplan/spec.h"
+#include "gpuplan/trace.h"
 #include "gpuplan/units.h"
 #include "gpuplan/version.h"
 

@@ -1,0 +1,105 @@
+/* gpuplan/policy.h - scheduling policies of the simulator as ops tables.
+ *
+ * A policy is a constant table of functions, one table per file under
+ * src/lib/policy/ (the shape of Slurm's sched plugins, linked statically).
+ * The engine owns the mechanics: queues as heaps, gang placement,
+ * preemption, EASY backfill.  A policy only says, through keys, who goes
+ * first and who may be preempted:
+ *
+ *   pending_key   orders waiting jobs (lowest key first);
+ *   victim_key    orders running jobs as preemption victims (lowest first);
+ *   may_preempt   whether a waiting job may evict a running one;
+ *   team_key      with GP_POLICY_TEAMS, orders teams (lowest served first),
+ *                 each team keeping its own queue by pending_key;
+ *   admit         quota admission of a job (NULL = always);
+ *   rekey_at      for running jobs whose key changes with service received
+ *                 (LAS), the next time it changes, or INFINITY.
+ *
+ * Keys are read when a job enters a queue and are then fixed until the
+ * engine re-queues it.  All functions are pure and must not fail.
+ */
+#ifndef GPUPLAN_POLICY_H
+#define GPUPLAN_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuplan/error.h"
+#include "gpuplan/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gp_sched; /* the simulator as a policy sees it */
+
+enum gp_policy_flags_b {
+    GP_POLICY_STRICT = 1,   /* a blocked head stops the pass (FIFO) */
+    GP_POLICY_BACKFILL = 2, /* EASY backfill behind a blocked head */
+    GP_POLICY_PREEMPT = 4,  /* waiting jobs may evict running ones */
+    GP_POLICY_TEAMS = 8,    /* one queue per team, ordered by team_key */
+    GP_POLICY_MONOTONE = 16, /* may_preempt false => false for all later
+                                victims (stop the victim scan) */
+};
+
+struct gp_policy_ops {
+    const char *name;
+    const char *summary;
+    unsigned flags; /* enum gp_policy_flags_b */
+    void (*pending_key) (const struct gp_sched *s, uint32_t j, double k[2]);
+    void (*victim_key) (const struct gp_sched *s, uint32_t j, double k[2]);
+    int (*may_preempt) (const struct gp_sched *s, uint32_t p, uint32_t v);
+    double (*team_key) (const struct gp_sched *s, int team);
+    int (*admit) (const struct gp_sched *s, uint32_t j);
+    double (*rekey_at) (const struct gp_sched *s, uint32_t j);
+};
+
+extern const struct gp_policy_ops gp_policy_fifo;
+extern const struct gp_policy_ops gp_policy_fifo_backfill;
+extern const struct gp_policy_ops gp_policy_priority;
+extern const struct gp_policy_ops gp_policy_fair_share;
+extern const struct gp_policy_ops gp_policy_las;
+extern const struct gp_policy_ops gp_policy_srtf;
+
+/* All policies, NULL-terminated, in documentation order. */
+extern const struct gp_policy_ops *const gp_policies[];
+
+/* Look a policy up by name; NULL with 'err' (GP_ENOTFOUND, listing the
+ * names) when unknown.
+ */
+const struct gp_policy_ops *gp_policy_find (const char *name,
+                                            gp_error_t *err);
+
+/* ---------------- what a policy may read about the state ---------------- */
+
+const struct gp_job *gp_sched_job (const struct gp_sched *s, uint32_t j);
+double gp_sched_now (const struct gp_sched *s);
+/* Effective priority class: the job's, else its team's. */
+int gp_sched_priority (const struct gp_sched *s, uint32_t j);
+/* GPU-seconds of service received so far (all segments, up to now). */
+double gp_sched_attained_gpu_s (const struct gp_sched *s, uint32_t j);
+/* Ideal-placement seconds of work still to do (from the last checkpoint
+ * when waiting; at 'now' when running).
+ */
+double gp_sched_remaining_s (const struct gp_sched *s, uint32_t j);
+/* Time the job last (re)entered the queue or started running. */
+double gp_sched_since_s (const struct gp_sched *s, uint32_t j);
+double gp_sched_las_threshold (const struct gp_sched *s);
+
+/* Teams: index as gp_job.team. */
+size_t gp_sched_n_teams (const struct gp_sched *s);
+double gp_sched_team_used (const struct gp_sched *s, int team); /* GPUs */
+double gp_sched_team_weight (const struct gp_sched *s, int team);
+/* Nominal quota in GPUs, borrowing and lending limits (-1 = none/unlimited);
+ * cohort index (-1 = none).
+ */
+double gp_sched_team_quota (const struct gp_sched *s, int team);
+double gp_sched_team_borrow_limit (const struct gp_sched *s, int team);
+double gp_sched_team_lend_limit (const struct gp_sched *s, int team);
+int gp_sched_team_cohort (const struct gp_sched *s, int team);
+long long gp_sched_total_gpus (const struct gp_sched *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUPLAN_POLICY_H */

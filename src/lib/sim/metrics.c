@@ -1,0 +1,263 @@
+/* metrics.c - summary metrics of a finished simulation and the
+ * conservation checks (every job accounted for; GPU-seconds balance).
+ *
+ * Percentiles are nearest-rank: the smallest value with at least p % of
+ * the sample at or below it (sorted[ceil(p n) - 1]), so every reported
+ * figure is an observed value.  Definitions are in docs/model/simulator.md.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_private.h"
+
+static int cmp_double (const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double rank (const double *v, size_t n, double p)
+{
+    if (n == 0)
+        return 0;
+    size_t k = (size_t)ceil (p * (double)n);
+    if (k < 1)
+        k = 1;
+    if (k > n)
+        k = n;
+    return v[k - 1];
+}
+
+/* Sort 'v' and fill 'st'. */
+static void stats (double *v, size_t n, struct gp_wait_stats *st)
+{
+    memset (st, 0, sizeof *st);
+    st->n = n;
+    if (n == 0)
+        return;
+    qsort (v, n, sizeof *v, cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    st->mean_s = sum / (double)n;
+    st->p50_s = rank (v, n, 0.50);
+    st->p95_s = rank (v, n, 0.95);
+    st->p99_s = rank (v, n, 0.99);
+    st->max_s = v[n - 1];
+}
+
+static const char *const size_names[GP_SIM_N_SIZE_CLASSES] = {
+    "1", "2-4", "5-8", "9-32", "33-128", ">128",
+};
+
+const char *gp_sim_size_class_str (int c)
+{
+    return c >= 0 && c < GP_SIM_N_SIZE_CLASSES ? size_names[c] : NULL;
+}
+
+static int size_class (int n)
+{
+    if (n <= 1)
+        return 0;
+    if (n <= 4)
+        return 1;
+    if (n <= 8)
+        return 2;
+    if (n <= 32)
+        return 3;
+    if (n <= 128)
+        return 4;
+    return 5;
+}
+
+int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
+{
+    struct gp_sim_metrics *m = &s->m;
+    free (m->teams);
+    memset (m, 0, sizeof *m);
+    m->n_jobs = s->n;
+    m->total_gpus = s->total_gpus;
+    m->large_job_gpus = s->cfg.large_job_gpus;
+    m->long_job_s = s->cfg.long_job_s;
+    size_t n = s->n;
+    double *buf = malloc ((n ? n : 1) * sizeof *buf);
+    double *buf2 = malloc ((n ? n : 1) * sizeof *buf2);
+    m->teams = calloc (s->n_teams ? s->n_teams : 1, sizeof *m->teams);
+    if (!buf || !buf2 || !m->teams) {
+        free (buf);
+        free (buf2);
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    }
+    m->n_teams = s->n_teams;
+    double t_end = s->now;
+    m->start_s = n ? s->jobs[s->order[0]].submit : 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct gp_job_result *r = &s->res[i];
+        if (r->state == GP_JOB_DONE)
+            m->n_done++;
+        else if (r->state == GP_JOB_UNFIT)
+            m->n_unfit++;
+        else
+            m->n_unfinished++;
+        if (r->end_s > t_end)
+            t_end = r->end_s;
+    }
+    m->end_s = t_end;
+    m->makespan_s = t_end - m->start_s;
+    double cap = (double)s->total_gpus * m->makespan_s;
+    m->alloc_gpu_s = s->alloc_gpu_s;
+    m->useful_gpu_s = s->useful_gpu_s;
+    m->lost_gpu_s = s->lost_gpu_s;
+    m->restart_gpu_s = s->restart_gpu_s;
+    m->slow_gpu_s = s->slow_gpu_s;
+    m->frag_gpu_s = s->frag_gpu_s;
+    m->utilization = cap > 0 ? s->alloc_gpu_s / cap : 0;
+    m->goodput = s->alloc_gpu_s > 0 ? s->useful_gpu_s / s->alloc_gpu_s : 0;
+    m->frag_pct = cap > 0 ? 100 * s->frag_gpu_s / cap : 0;
+    m->idle_waiting_pct = cap > 0 ? 100 * s->idle_wait_gpu_s / cap : 0;
+    m->mean_queue_len = m->makespan_s > 0 ? s->queue_s / m->makespan_s : 0;
+    m->n_preemptions = s->n_preempt;
+    m->n_failures = s->n_fail;
+    m->n_events = s->n_events;
+
+    /* Waits: jobs that started (first start - submit); jobs that never
+     * started count with the time they waited until the end.
+     */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct gp_job_result *r = &s->res[i];
+        const struct sjob *jb = &s->jobs[i];
+        if (r->state == GP_JOB_UNFIT)
+            continue;
+        double w = r->first_start_s >= 0 ? r->wait_s : t_end - jb->submit;
+        buf[k++] = w;
+        if (jb->n >= m->large_job_gpus && w > m->starve_large_max_wait_s)
+            m->starve_large_max_wait_s = w;
+        if (jb->duration >= m->long_job_s && w > m->starve_long_max_wait_s)
+            m->starve_long_max_wait_s = w;
+    }
+    stats (buf, k, &m->wait);
+    for (int c = 0; c < GP_SIM_N_SIZE_CLASSES; c++) {
+        k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct gp_job_result *r = &s->res[i];
+            if (r->state == GP_JOB_UNFIT
+                || size_class (s->jobs[i].n) != c)
+                continue;
+            buf[k++] = r->first_start_s >= 0 ? r->wait_s
+                                             : t_end - s->jobs[i].submit;
+        }
+        stats (buf, k, &m->wait_by_size[c]);
+    }
+    /* JCT and slowdown of completed jobs. */
+    k = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct gp_job_result *r = &s->res[i];
+        if (r->state != GP_JOB_DONE)
+            continue;
+        double jct = r->end_s - s->jobs[i].submit;
+        r->slowdown = jct / s->jobs[i].duration;
+        buf[k] = jct;
+        buf2[k] = r->slowdown;
+        k++;
+    }
+    struct gp_wait_stats st;
+    stats (buf, k, &st);
+    m->jct_mean_s = st.mean_s;
+    m->jct_p50_s = st.p50_s;
+    m->jct_p95_s = st.p95_s;
+    m->jct_p99_s = st.p99_s;
+    stats (buf2, k, &st);
+    m->slowdown_mean = st.mean_s;
+    m->slowdown_p50 = st.p50_s;
+    m->slowdown_p95 = st.p95_s;
+
+    /* Teams. */
+    double tot_gpu_s = 0, tot_quota = 0, tot_weight = 0;
+    int any_quota = 0;
+    for (size_t t = 0; t < s->n_teams; t++) {
+        tot_gpu_s += s->teams[t].gpu_s;
+        if (s->teams[t].quota >= 0) {
+            any_quota = 1;
+            tot_quota += s->teams[t].quota;
+        }
+    }
+    for (size_t t = 0; t < s->n_teams; t++) {
+        struct gp_sim_team *mt = &m->teams[t];
+        const struct steam *st2 = &s->teams[t];
+        mt->name = st2->name;
+        mt->gpu_s = st2->gpu_s;
+        mt->share = tot_gpu_s > 0 ? st2->gpu_s / tot_gpu_s : 0;
+        mt->max_dominant_share =
+            s->total_gpus ? st2->peak / (double)s->total_gpus : 0;
+        mt->n_preempted = st2->n_preempted;
+        k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s->jobs[i].team != (int32_t)t)
+                continue;
+            const struct gp_job_result *r = &s->res[i];
+            mt->n_jobs++;
+            if (r->state == GP_JOB_DONE)
+                mt->n_done++;
+            if (r->state == GP_JOB_UNFIT)
+                continue;
+            buf[k++] = r->first_start_s >= 0 ? r->wait_s
+                                             : t_end - s->jobs[i].submit;
+        }
+        stats (buf, k, &mt->wait);
+        if (mt->n_jobs)
+            tot_weight += st2->weight;
+    }
+    /* Jain's index over teams with jobs of x = share / entitlement, the
+     * entitlement being the quota share when quotas are given, else the
+     * weight share.
+     */
+    double sx = 0, sxx = 0;
+    int nx = 0;
+    for (size_t t = 0; t < s->n_teams; t++) {
+        struct gp_sim_team *mt = &m->teams[t];
+        const struct steam *st2 = &s->teams[t];
+        if (any_quota)
+            mt->entitlement = st2->quota > 0 && tot_quota > 0
+                                  ? st2->quota / tot_quota
+                                  : 0;
+        else
+            mt->entitlement = mt->n_jobs && tot_weight > 0
+                                  ? st2->weight / tot_weight
+                                  : 0;
+        if (mt->n_jobs == 0 || mt->entitlement <= 0)
+            continue;
+        double x = mt->share / mt->entitlement;
+        sx += x;
+        sxx += x * x;
+        nx++;
+    }
+    m->jain_index = nx && sxx > 0 ? sx * sx / (nx * sxx) : 1;
+    free (buf);
+    free (buf2);
+
+    for (size_t i = 0; i < s->n_series; i++)
+        s->series[i].util = s->total_gpus
+                                ? s->series[i].alloc_gpus
+                                      / (double)s->total_gpus
+                                : 0;
+
+    /* Conservation. */
+    double parts = s->useful_gpu_s + s->lost_gpu_s + s->restart_gpu_s
+                   + s->slow_gpu_s;
+    double scale = s->alloc_gpu_s > 1 ? s->alloc_gpu_s : 1;
+    double e1 = fabs (s->alloc_gpu_s - s->seg_gpu_s) / scale;
+    double e2 = s->n_running ? 0 : fabs (s->seg_gpu_s - parts) / scale;
+    m->conservation_err = e1 > e2 ? e1 : e2;
+    m->conservation_ok =
+        m->conservation_err < 1e-9
+        && m->n_done + m->n_unfit + m->n_unfinished == m->n_jobs;
+    if (!m->conservation_ok)
+        return gp_errprintf (err, GP_EINTERNAL,
+                             "simulation: conservation check failed "
+                             "(allocated %.6g GPU-s, segments %.6g, "
+                             "useful+lost+restart+slow %.6g)",
+                             s->alloc_gpu_s, s->seg_gpu_s, parts);
+    return 0;
+}

@@ -1,0 +1,471 @@
+/* place.c - cluster state and gang placement.
+ *
+ * Nodes of a pool sit in bucket lists by free GPU count (best fit and
+ * worst fit in O(GPUs per node)) and under a segment tree of the maximum
+ * free count (first fit in O(log nodes)).  A job that fits in one node is
+ * placed on one node; a larger job takes whole free nodes first and the
+ * remainder by best fit, all or nothing (gang admission).  The topology
+ * strategy first looks for the rack with the least free capacity that
+ * still holds the job.  docs/model/simulator.md explains the model.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_private.h"
+
+/* ---------------------------- buckets ---------------------------------- */
+
+static void bucket_unlink (struct gp_sim *s, int32_t i)
+{
+    struct node *nd = &s->nodes[i];
+    struct spool *p = &s->pools[nd->pool];
+    if (nd->prev >= 0)
+        s->nodes[nd->prev].next = nd->next;
+    else
+        p->head[nd->free] = nd->next;
+    if (nd->next >= 0)
+        s->nodes[nd->next].prev = nd->prev;
+    p->cnt[nd->free]--;
+    nd->next = nd->prev = -1;
+}
+
+static void bucket_link (struct gp_sim *s, int32_t i)
+{
+    struct node *nd = &s->nodes[i];
+    struct spool *p = &s->pools[nd->pool];
+    nd->prev = -1;
+    nd->next = p->head[nd->free];
+    if (nd->next >= 0)
+        s->nodes[nd->next].prev = i;
+    p->head[nd->free] = i;
+    p->cnt[nd->free]++;
+}
+
+static void seg_update (struct spool *p, int32_t k, int32_t v)
+{
+    int32_t i = p->seg_size + k;
+    p->seg[i] = v;
+    for (i /= 2; i >= 1; i /= 2) {
+        int32_t a = p->seg[2 * i], b = p->seg[2 * i + 1];
+        p->seg[i] = a > b ? a : b;
+    }
+}
+
+/* Leftmost node of the pool with at least 'n' free, or -1. */
+static int32_t seg_first (const struct spool *p, int32_t n)
+{
+    if (p->seg[1] < n)
+        return -1;
+    int32_t i = 1;
+    while (i < p->seg_size)
+        i = p->seg[2 * i] >= n ? 2 * i : 2 * i + 1;
+    return p->first + (i - p->seg_size);
+}
+
+void gp__node_set_free (struct gp_sim *s, int32_t i, int32_t v)
+{
+    struct node *nd = &s->nodes[i];
+    struct spool *p = &s->pools[nd->pool];
+    long long d = (long long)v - nd->free;
+    if (!nd->down) {
+        bucket_unlink (s, i);
+        nd->free = v;
+        bucket_link (s, i);
+        seg_update (p, i - p->first, v);
+        p->free += d;
+        s->free_gpus += d;
+        s->rack_free[nd->rack] += d;
+    } else
+        nd->free = v;
+}
+
+void gp__node_down (struct gp_sim *s, int32_t i)
+{
+    struct node *nd = &s->nodes[i];
+    if (nd->down)
+        return;
+    struct spool *p = &s->pools[nd->pool];
+    bucket_unlink (s, i);
+    seg_update (p, i - p->first, 0);
+    p->free -= nd->free;
+    s->free_gpus -= nd->free;
+    s->rack_free[nd->rack] -= nd->free;
+    nd->down = 1;
+}
+
+void gp__node_up (struct gp_sim *s, int32_t i)
+{
+    struct node *nd = &s->nodes[i];
+    if (!nd->down)
+        return;
+    struct spool *p = &s->pools[nd->pool];
+    nd->down = 0;
+    bucket_link (s, i);
+    seg_update (p, i - p->first, nd->free);
+    p->free += nd->free;
+    s->free_gpus += nd->free;
+    s->rack_free[nd->rack] += nd->free;
+}
+
+/* ------------------------------ init ----------------------------------- */
+
+int gp__cluster_init (struct gp_sim *s, gp_error_t *err)
+{
+    const struct gp_cluster *c = s->cfg.cluster;
+    s->n_pools = c->n_pools;
+    s->pools = calloc (c->n_pools, sizeof *s->pools);
+    if (!s->pools)
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    size_t nn = 0, nr = 0;
+    int32_t dom = 0;
+    for (size_t i = 0; i < c->n_pools; i++) {
+        const struct gp_pool *cp = &c->pools[i];
+        struct spool *p = &s->pools[i];
+        p->first = (int32_t)nn;
+        p->count = cp->nodes;
+        p->gpn = cp->gpus_per_node;
+        p->dom_gpus = cp->scale_up_domain > 0 ? cp->scale_up_domain
+                                              : cp->gpus_per_node;
+        int npr = cp->nodes_per_rack > 0 ? cp->nodes_per_rack : cp->nodes;
+        p->rack_first = (int32_t)nr;
+        p->n_racks = (cp->nodes + npr - 1) / npr;
+        nn += (size_t)cp->nodes;
+        nr += (size_t)p->n_racks;
+        if (p->gpn > s->max_gpn)
+            s->max_gpn = p->gpn;
+        p->head = malloc ((size_t)(p->gpn + 1) * sizeof *p->head);
+        p->cnt = calloc ((size_t)(p->gpn + 1), sizeof *p->cnt);
+        p->seg_size = 1;
+        while (p->seg_size < p->count)
+            p->seg_size *= 2;
+        p->seg = calloc (2 * (size_t)p->seg_size, sizeof *p->seg);
+        if (!p->head || !p->cnt || !p->seg)
+            return gp_errprintf (err, GP_ENOMEM, "out of memory");
+        for (int k = 0; k <= p->gpn; k++)
+            p->head[k] = -1;
+        (void)dom;
+    }
+    s->n_nodes = nn;
+    s->n_racks = nr;
+    s->nodes = calloc (nn, sizeof *s->nodes);
+    s->rack_free = calloc (nr ? nr : 1, sizeof *s->rack_free);
+    s->scratch = calloc (nn, sizeof *s->scratch);
+    if (!s->nodes || !s->rack_free || !s->scratch)
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    for (size_t pi = 0; pi < s->n_pools; pi++) {
+        struct spool *p = &s->pools[pi];
+        const struct gp_pool *cp = &c->pools[pi];
+        int npr = cp->nodes_per_rack > 0 ? cp->nodes_per_rack : cp->nodes;
+        /* A scale-up domain of d GPUs spans d / gpn nodes when d >= gpn
+         * (NVL72-class); smaller domains (PCIe) count per node.
+         */
+        int nodes_per_dom = p->dom_gpus > p->gpn ? p->dom_gpus / p->gpn : 1;
+        for (int32_t k = 0; k < p->count; k++) {
+            int32_t i = p->first + k;
+            struct node *nd = &s->nodes[i];
+            nd->gpn = p->gpn;
+            nd->pool = (int32_t)pi;
+            nd->rack = p->rack_first + k / npr;
+            nd->dom = dom + k / nodes_per_dom;
+            nd->free = 0;
+            nd->next = nd->prev = -1;
+            bucket_link (s, i);
+            gp__node_set_free (s, i, p->gpn);
+        }
+        dom += (p->count + nodes_per_dom - 1) / nodes_per_dom;
+        p->total = (long long)p->count * p->gpn;
+        s->total_gpus += p->total;
+    }
+    return 0;
+}
+
+void gp__cluster_free (struct gp_sim *s)
+{
+    for (size_t i = 0; s->pools && i < s->n_pools; i++) {
+        free (s->pools[i].head);
+        free (s->pools[i].cnt);
+        free (s->pools[i].seg);
+    }
+    free (s->pools);
+    free (s->nodes);
+    free (s->rack_free);
+    free (s->scratch);
+}
+
+/* --------------------------- placement --------------------------------- */
+
+long long gp__capacity_for (const struct gp_sim *s, uint32_t j)
+{
+    const struct sjob *jb = &s->jobs[j];
+    long long best = 0;
+    for (size_t i = 0; i < s->n_pools; i++)
+        if (jb->pool_req < 0 || jb->pool_req == (int32_t)i)
+            if (s->pools[i].total > best)
+                best = s->pools[i].total;
+    return best;
+}
+
+long long gp__free_for (const struct gp_sim *s, uint32_t j)
+{
+    const struct sjob *jb = &s->jobs[j];
+    if (jb->pool_req < 0)
+        return s->free_gpus;
+    return s->pools[jb->pool_req].free;
+}
+
+/* Pick one node of pool 'p' with >= n free by strategy; -1 if none. */
+static int32_t pick_one (const struct gp_sim *s, const struct spool *p,
+                         int32_t n, enum gp_placement how)
+{
+    if (how == GP_PLACE_PACKING)
+        return seg_first (p, n);
+    if (how == GP_PLACE_SPREAD) {
+        for (int32_t k = p->gpn; k >= n; k--)
+            if (p->head[k] >= 0)
+                return p->head[k];
+        return -1;
+    }
+    for (int32_t k = n; k <= p->gpn; k++)
+        if (p->head[k] >= 0)
+            return p->head[k];
+    (void)s;
+    return -1;
+}
+
+static int set_alloc (struct gp_sim *s, uint32_t j, const struct alloc *a,
+                      int32_t na, int32_t pool)
+{
+    struct sjob *jb = &s->jobs[j];
+    if (na == 1)
+        jb->one = a[0];
+    else {
+        jb->many = malloc ((size_t)na * sizeof *jb->many);
+        if (!jb->many)
+            return 0;
+        memcpy (jb->many, a, (size_t)na * sizeof *a);
+    }
+    jb->n_alloc = na;
+    jb->pool_used = pool;
+    for (int32_t i = 0; i < na; i++)
+        gp__node_set_free (s, a[i].node, s->nodes[a[i].node].free - a[i].n);
+    s->alloc_gpus += jb->n;
+    return 1;
+}
+
+/* Gather nodes for a multi-node job in 'p', optionally inside rack 'rack'
+ * (-1 = whole pool).  Whole free nodes first, then the remainder on the
+ * best-fitting node, else the fullest nodes downward.  Writes the
+ * allocation into 'out' and returns its length, 0 when it does not fit.
+ */
+static int32_t gather (struct gp_sim *s, const struct spool *p, int32_t n,
+                       int32_t rack, struct alloc *out)
+{
+    int32_t need = n, na = 0;
+    if (rack >= 0) {
+        /* Scan the rack's nodes, largest free first (counting sort). */
+        int32_t lo = -1, hi = -1;
+        for (int32_t k = 0; k < p->count; k++) {
+            int32_t i = p->first + k;
+            if (s->nodes[i].rack == rack) {
+                if (lo < 0)
+                    lo = i;
+                hi = i;
+            }
+        }
+        if (lo < 0)
+            return 0;
+        /* Remainder first: best fit for n mod gpn on a non-full node. */
+        int32_t rem = n % p->gpn;
+        int32_t full_needed = n / p->gpn;
+        int32_t full_have = 0;
+        for (int32_t i = lo; i <= hi; i++)
+            if (!s->nodes[i].down && s->nodes[i].free == p->gpn)
+                full_have++;
+        if (full_have >= full_needed) {
+            int32_t bf = -1;
+            if (rem > 0) {
+                for (int32_t i = lo; i <= hi; i++) {
+                    const struct node *nd = &s->nodes[i];
+                    if (nd->down || nd->free < rem)
+                        continue;
+                    if (nd->free == p->gpn && full_have == full_needed)
+                        continue; /* keep the full nodes for the gang */
+                    if (bf < 0 || nd->free < s->nodes[bf].free)
+                        bf = i;
+                }
+            }
+            if (rem == 0 || bf >= 0) {
+                for (int32_t i = lo; i <= hi && need > rem; i++)
+                    if (!s->nodes[i].down && s->nodes[i].free == p->gpn
+                        && i != bf) {
+                        out[na++] = (struct alloc){i, p->gpn};
+                        need -= p->gpn;
+                    }
+                if (rem > 0) {
+                    out[na++] = (struct alloc){bf, rem};
+                    need -= rem;
+                }
+                return need == 0 ? na : 0;
+            }
+        }
+        for (int32_t k = p->gpn; k >= 1 && need > 0; k--)
+            for (int32_t i = lo; i <= hi && need > 0; i++)
+                if (!s->nodes[i].down && s->nodes[i].free == k) {
+                    int32_t take = k < need ? k : need;
+                    out[na++] = (struct alloc){i, take};
+                    need -= take;
+                }
+        return need == 0 ? na : 0;
+    }
+    int32_t rem = n % p->gpn;
+    int32_t full_needed = n / p->gpn;
+    if (p->cnt[p->gpn] >= full_needed) {
+        int32_t bf = -1;
+        if (rem > 0) {
+            for (int32_t k = rem; k < p->gpn && bf < 0; k++)
+                if (p->head[k] >= 0)
+                    bf = p->head[k];
+            if (bf < 0 && p->cnt[p->gpn] > full_needed)
+                bf = -2; /* one more full node holds the remainder */
+        }
+        if (rem == 0 || bf != -1) {
+            int32_t i = p->head[p->gpn];
+            for (int32_t c = 0; c < full_needed; c++, i = s->nodes[i].next) {
+                out[na++] = (struct alloc){i, p->gpn};
+                need -= p->gpn;
+            }
+            if (rem > 0) {
+                out[na++] = (struct alloc){bf == -2 ? i : bf, rem};
+                need -= rem;
+            }
+            return na;
+        }
+    }
+    for (int32_t k = p->gpn; k >= 1 && need > 0; k--)
+        for (int32_t i = p->head[k]; i >= 0 && need > 0;
+             i = s->nodes[i].next) {
+            int32_t take = k < need ? k : need;
+            out[na++] = (struct alloc){i, take};
+            need -= take;
+        }
+    return need == 0 ? na : 0;
+}
+
+static int place_in_pool (struct gp_sim *s, uint32_t j, int32_t pi)
+{
+    struct sjob *jb = &s->jobs[j];
+    struct spool *p = &s->pools[pi];
+    enum gp_placement how = s->cfg.placement;
+    if (jb->n > p->free)
+        return 0;
+    if (jb->n <= p->gpn) {
+        int32_t i = pick_one (s, p, jb->n, how);
+        if (i < 0)
+            return 0;
+        struct alloc a = {i, jb->n};
+        return set_alloc (s, j, &a, 1, pi);
+    }
+    /* Multi-node gang: at most one entry per node. */
+    size_t cap = (size_t)p->count;
+    struct alloc stack[64];
+    struct alloc *buf = cap <= 64 ? stack : malloc (cap * sizeof *buf);
+    if (!buf)
+        return 0;
+    int32_t na = 0;
+    if (how == GP_PLACE_TOPOLOGY) {
+        int32_t best = -1;
+        for (int32_t r = 0; r < p->n_racks; r++) {
+            long long f = s->rack_free[p->rack_first + r];
+            if (f >= jb->n && (best < 0 || f < s->rack_free[best]))
+                best = p->rack_first + r;
+        }
+        if (best >= 0)
+            na = gather (s, p, jb->n, best, buf);
+    }
+    if (na == 0)
+        na = gather (s, p, jb->n, -1, buf);
+    int ok = na > 0 && set_alloc (s, j, buf, na, pi);
+    if (buf != stack)
+        free (buf);
+    return ok;
+}
+
+int gp__place (struct gp_sim *s, uint32_t j)
+{
+    struct sjob *jb = &s->jobs[j];
+    if (jb->pool_req >= 0)
+        return place_in_pool (s, j, jb->pool_req);
+    for (size_t i = 0; i < s->n_pools; i++)
+        if (place_in_pool (s, j, (int32_t)i))
+            return 1;
+    return 0;
+}
+
+void gp__release (struct gp_sim *s, uint32_t j)
+{
+    struct sjob *jb = &s->jobs[j];
+    const struct alloc *a = jb->n_alloc == 1 ? &jb->one : jb->many;
+    for (int32_t i = 0; i < jb->n_alloc; i++) {
+        struct node *nd = &s->nodes[a[i].node];
+        gp__node_set_free (s, a[i].node, nd->free + a[i].n);
+    }
+    if (jb->n_alloc > 1)
+        free (jb->many);
+    jb->many = NULL;
+    jb->n_alloc = 0;
+    s->alloc_gpus -= jb->n;
+}
+
+/* Slowdown of the current placement: 1 + comm share when the job spans
+ * more scale-up domains than its ideal placement would.
+ */
+double gp__slowdown (const struct gp_sim *s, uint32_t j)
+{
+    const struct sjob *jb = &s->jobs[j];
+    if (jb->n_alloc <= 1 || jb->comm <= 0)
+        return 1.0;
+    const struct spool *p = &s->pools[jb->pool_used];
+    int32_t unit = p->dom_gpus > p->gpn ? p->dom_gpus : p->gpn;
+    int32_t ideal = (jb->n + unit - 1) / unit;
+    int32_t used = 0, last = -1;
+    for (int32_t i = 0; i < jb->n_alloc; i++) {
+        int32_t d = s->nodes[jb->many[i].node].dom;
+        /* allocations come in node order within a gather step, so count
+         * distinct domains with a small scan
+         */
+        int dup = 0;
+        for (int32_t k = 0; k < i && !dup; k++)
+            dup = s->nodes[jb->many[k].node].dom == d;
+        if (!dup)
+            used++;
+        last = d;
+    }
+    (void)last;
+    return used > ideal ? 1.0 + jb->comm : 1.0;
+}
+
+/* Fragmented GPUs: idle GPUs on nodes whose free count is below the
+ * smallest pending job (capped at the node size), when jobs are waiting.
+ */
+double gp__fragmented (const struct gp_sim *s)
+{
+    if (s->n_pending == 0)
+        return 0;
+    int32_t m = 0;
+    for (int32_t k = 1; k <= s->max_gpn; k++)
+        if (s->pend_size[k] > 0) {
+            m = k;
+            break;
+        }
+    if (m == 0)
+        return 0; /* only jobs larger than any node: all idle GPUs usable */
+    double f = 0;
+    for (size_t pi = 0; pi < s->n_pools; pi++) {
+        const struct spool *p = &s->pools[pi];
+        int32_t lim = m < p->gpn ? m : p->gpn;
+        for (int32_t k = 1; k < lim; k++)
+            f += (double)k * (double)p->cnt[k];
+    }
+    return f;
+}

@@ -1,0 +1,181 @@
+/* sim_private.h - state shared by the simulator's files (engine, cluster
+ * state and placement, metrics).  Nothing here is public.
+ */
+#ifndef GPUPLAN_SIM_PRIVATE_H
+#define GPUPLAN_SIM_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuplan/policy.h"
+#include "gpuplan/sim.h"
+
+#define NONE UINT32_MAX
+
+enum sjob_state { S_FUTURE, S_PENDING, S_RUNNING, S_DONE, S_UNFIT };
+
+struct alloc {
+    int32_t node;
+    int32_t n;
+};
+
+/* Simulator view of one job (index = index in the job set). */
+struct sjob {
+    double submit;
+    double duration;       /* ideal run time */
+    double remaining;      /* ideal work left, from the last checkpoint */
+    double seg_start;      /* current segment: start time */
+    double seg_over;       /* restart overhead at the segment's start */
+    double seg_factor;     /* slowdown >= 1 of the current placement */
+    double end;            /* expected end of the current segment */
+    double attained;       /* GPU-s held before the current segment */
+    double since;          /* entered the queue / started */
+    double ckpt;           /* checkpoint interval (0 = never) */
+    double comm;           /* comm share */
+    uint32_t gen;          /* invalidates stale events */
+    int32_t n;             /* GPUs */
+    int32_t team;
+    int32_t prio;
+    int32_t pool_req;      /* cluster pool index or -1 */
+    int32_t pool_used;
+    int32_t n_alloc;
+    struct alloc one;      /* when n_alloc == 1 */
+    struct alloc *many;    /* when n_alloc > 1 */
+    uint8_t state;
+    uint8_t ran;           /* has run before (restart cost applies) */
+};
+
+/* Heap entry: two-part key, then job index for a total order. */
+struct hent {
+    double k0, k1;
+    uint32_t j;
+};
+
+/* Indexed min-heap of jobs; 'pos' (shared by heaps that hold disjoint
+ * jobs) maps job -> slot, -1 when absent.
+ */
+struct jheap {
+    struct hent *a;
+    size_t n, cap;
+    int32_t *pos;
+};
+
+struct event {
+    double t;
+    uint32_t kind;  /* enum ev_kind; lower first at equal times */
+    uint32_t j;     /* job or node */
+    uint32_t gen;
+};
+
+enum ev_kind { EV_FINISH, EV_FAIL, EV_REPAIR, EV_REKEY };
+
+struct node {
+    int32_t free;
+    int32_t gpn;
+    int32_t pool;
+    int32_t rack;    /* global rack index */
+    int32_t dom;     /* global scale-up domain index */
+    int32_t next, prev; /* bucket list by free count */
+    uint8_t down;
+};
+
+struct spool {
+    int32_t first, count;  /* node range */
+    int32_t gpn;
+    int32_t dom_gpus;      /* scale-up domain size in GPUs */
+    int32_t rack_first, n_racks;
+    int32_t *head;         /* bucket heads, free = 0..gpn */
+    int64_t *cnt;          /* bucket sizes */
+    int32_t *seg;          /* segment tree of max free (first fit) */
+    int32_t seg_size;
+    long long free;        /* free GPUs on up nodes */
+    long long total;       /* GPUs of all nodes */
+};
+
+struct steam {
+    const char *name;
+    int ct;                /* cluster team or -1 */
+    double weight;
+    int prio;
+    double quota, borrow, lend; /* -1 = none / unlimited */
+    int cohort;
+    double used;           /* GPUs held now */
+    double gpu_s;          /* GPU-seconds held */
+    double peak;
+    size_t n_preempted;
+    struct jheap q;        /* pending jobs (GP_POLICY_TEAMS) */
+    int blocked;           /* scratch during one pass */
+};
+
+struct gp_sim {
+    struct gp_sim_config cfg;
+    const struct gp_policy_ops *ops;
+    const struct gp_jobset *js;
+    size_t n;
+    struct sjob *jobs;
+    struct gp_job_result *res;
+    uint32_t *order;       /* jobs by submit time */
+    size_t cursor;
+    double now;
+
+    /* cluster */
+    struct node *nodes;
+    size_t n_nodes;
+    struct spool *pools;
+    size_t n_pools;
+    long long *rack_free;
+    size_t n_racks;
+    long long total_gpus, free_gpus, alloc_gpus;
+    int max_gpn;
+    int32_t *scratch;      /* per node, zero between uses */
+
+    /* queues */
+    struct event *ev;
+    size_t n_ev, cap_ev;
+    int32_t *ppos, *vpos, *epos;
+    struct jheap pend, vict, ends;
+    size_t n_pending, n_running;
+    int64_t *pend_size;    /* pending jobs by GPU count (<= max_gpn+1) */
+
+    /* teams */
+    struct steam *teams;
+    size_t n_teams;
+
+    /* accumulators */
+    double t_last;
+    double alloc_gpu_s, seg_gpu_s, useful_gpu_s, lost_gpu_s, restart_gpu_s,
+        slow_gpu_s, frag_gpu_s, idle_wait_gpu_s, queue_s;
+    size_t n_preempt, n_fail, n_events;
+    uint64_t rng;
+    struct gp_sim_sample *series;
+    size_t n_series, cap_series;
+    struct gp_sim_metrics m;
+    int ran;
+};
+
+/* heap.c-like helpers (engine.c) */
+void jheap_push (struct jheap *h, uint32_t j, double k0, double k1);
+void jheap_remove (struct jheap *h, uint32_t j);
+int jheap_grow (struct jheap *h, size_t cap);
+
+/* place.c */
+int gp__cluster_init (struct gp_sim *s, gp_error_t *err);
+void gp__cluster_free (struct gp_sim *s);
+/* Place job 'j' now if possible (commits); returns 1 when placed. */
+int gp__place (struct gp_sim *s, uint32_t j);
+void gp__release (struct gp_sim *s, uint32_t j);
+/* Largest GPU count job 'j' could ever get (to reject jobs that never fit). */
+long long gp__capacity_for (const struct gp_sim *s, uint32_t j);
+/* Free GPUs usable by job 'j' (its pool or all). */
+long long gp__free_for (const struct gp_sim *s, uint32_t j);
+/* Idle GPUs no pending job can use (see simulator.md). */
+double gp__fragmented (const struct gp_sim *s);
+void gp__node_set_free (struct gp_sim *s, int32_t node, int32_t free);
+void gp__node_down (struct gp_sim *s, int32_t node);
+void gp__node_up (struct gp_sim *s, int32_t node);
+double gp__slowdown (const struct gp_sim *s, uint32_t j);
+
+/* metrics.c */
+int gp__metrics_finish (struct gp_sim *s, gp_error_t *err);
+
+#endif
