@@ -1,0 +1,477 @@
+/* model.c - the physics of one serving replica: precisions, engine
+ * defaults, per-generation efficiency factors, the memory budget (weights,
+ * activation workspace, runtime, KV cache) and the roofline time of one
+ * engine iteration.  Every formula and constant is documented with its
+ * source in docs/model/inference.md; section names there match the banners
+ * here.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/infer.h"
+
+/* ============================== precisions ============================= */
+
+double gp_dtype_bytes (enum gp_dtype d)
+{
+    switch (d) {
+    case GP_DT_FP32:
+        return 4.0;
+    case GP_DT_BF16:
+    case GP_DT_FP16:
+        return 2.0;
+    case GP_DT_FP8:
+    case GP_DT_INT8:
+        return 1.0;
+    case GP_DT_INT4:
+        return 0.5 + 2.0 / 128.0; /* fp16 scale per group of 128 */
+    case GP_DT_FP4:
+        return 0.5 + 1.0 / 16.0; /* fp8 scale per block of 16 (NVFP4) */
+    }
+    return 2.0;
+}
+
+const char *gp_dtype_str (enum gp_dtype d)
+{
+    static const char *n[] = {"fp32", "bf16", "fp16", "fp8",
+                              "int8", "int4", "fp4"};
+    return (unsigned)d < sizeof n / sizeof n[0] ? n[d] : "?";
+}
+
+int gp_dtype_parse (const char *s, enum gp_dtype *out, gp_error_t *err)
+{
+    static const struct {
+        const char *name;
+        enum gp_dtype d;
+    } t[] = {
+        {"fp32", GP_DT_FP32},  {"bf16", GP_DT_BF16}, {"fp16", GP_DT_FP16},
+        {"fp8", GP_DT_FP8},    {"int8", GP_DT_INT8}, {"int4", GP_DT_INT4},
+        {"fp4", GP_DT_FP4},    {"nvfp4", GP_DT_FP4}, {"mxfp4", GP_DT_FP4},
+        {"w4a16", GP_DT_INT4}, {"w8a8", GP_DT_INT8},
+    };
+    for (size_t i = 0; s && i < sizeof t / sizeof t[0]; i++)
+        if (!strcasecmp (s, t[i].name)) {
+            *out = t[i].d;
+            return 0;
+        }
+    return gp_errprintf (err, GP_EINVAL,
+                         "unknown precision '%s'; expected bf16, fp16, fp8, "
+                         "int8, int4 or fp4",
+                         s ? s : "");
+}
+
+/* =============================== engines =============================== */
+
+const char *gp_engine_str (enum gp_engine e)
+{
+    switch (e) {
+    case GP_ENGINE_TRTLLM:
+        return "trtllm";
+    case GP_ENGINE_VLLM:
+        return "vllm";
+    case GP_ENGINE_SGLANG:
+        return "sglang";
+    case GP_ENGINE_FT:
+        return "fastertransformer";
+    }
+    return "?";
+}
+
+int gp_engine_parse (const char *s, enum gp_engine *out, gp_error_t *err)
+{
+    static const struct {
+        const char *name;
+        enum gp_engine e;
+    } t[] = {
+        {"trtllm", GP_ENGINE_TRTLLM},
+        {"tensorrt-llm", GP_ENGINE_TRTLLM},
+        {"nim", GP_ENGINE_TRTLLM},
+        {"vllm", GP_ENGINE_VLLM},
+        {"sglang", GP_ENGINE_SGLANG},
+        {"fastertransformer", GP_ENGINE_FT},
+        {"ft", GP_ENGINE_FT},
+    };
+    for (size_t i = 0; s && i < sizeof t / sizeof t[0]; i++)
+        if (!strcasecmp (s, t[i].name)) {
+            *out = t[i].e;
+            return 0;
+        }
+    return gp_errprintf (err, GP_EINVAL,
+                         "unknown engine '%s'; expected trtllm, vllm, sglang "
+                         "or fastertransformer",
+                         s ? s : "");
+}
+
+/* Engines: scheduler limits are the engines' documented defaults; the two
+ * overhead constants are fitted (docs/model/inference.md, "Engines").
+ */
+void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p)
+{
+    memset (p, 0, sizeof *p);
+    p->engine = e;
+    p->chunked_prefill = 1;
+    p->mem_fraction = 0.90;
+    switch (e) {
+    case GP_ENGINE_TRTLLM:
+        p->max_batch = 2048;
+        p->max_num_tokens = 8192;
+        p->reserve_full = 1;
+        p->iter_overhead_s = 1.0e-3;
+        p->seq_overhead_s = 4.0e-6;
+        break;
+    case GP_ENGINE_VLLM:
+    case GP_ENGINE_SGLANG:
+        p->max_batch = 1024;
+        p->max_num_tokens = 8192;
+        p->reserve_full = 0;
+        p->iter_overhead_s = 2.0e-3;
+        p->seq_overhead_s = 6.0e-6;
+        break;
+    case GP_ENGINE_FT:
+        p->max_batch = 256;
+        p->max_num_tokens = 1 << 20; /* whole prompts, no chunking */
+        p->reserve_full = 1;
+        p->chunked_prefill = 0;
+        p->iter_overhead_s = 0.3e-3;
+        p->seq_overhead_s = 0.0;
+        break;
+    }
+}
+
+/* ======================= efficiency per generation ===================== */
+
+/* Calibration table (docs/model/inference.md, "Calibration"): first match
+ * on the accelerator id prefix wins.
+ */
+static const struct {
+    const char *prefix;
+    struct gp_hw_eff e;
+} eff_table[] = {
+    /* prefix   gen       hbm   gemm  attn  link  ar_lat layer  moe  moe_f */
+    {"A100", {"ampere", 0.80, 0.70, 0.55, 0.70, 12e-6, 12e-6, 0.5, 0.25}},
+    {"A10", {"ampere", 0.80, 0.65, 0.50, 0.50, 30e-6, 12e-6, 0.5, 0.25}},
+    {"H100", {"hopper", 0.80, 0.55, 0.50, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
+    {"H200", {"hopper", 0.80, 0.55, 0.50, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
+    {"H800", {"hopper", 0.80, 0.55, 0.50, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
+    {"GH200", {"hopper", 0.80, 0.55, 0.50, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
+    {"L4", {"ada", 0.80, 0.60, 0.50, 0.50, 30e-6, 12e-6, 0.5, 0.25}},
+    {"B200", {"blackwell", 0.65, 0.40, 0.40, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
+    {"GB200", {"blackwell", 0.65, 0.40, 0.40, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
+    {"GB300", {"blackwell", 0.65, 0.40, 0.40, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
+    {"MI3", {"cdna3", 0.55, 0.40, 0.35, 0.60, 20e-6, 12e-6, 0.5, 0.25}},
+    {"", {"other", 0.70, 0.50, 0.40, 0.60, 20e-6, 12e-6, 0.5, 0.25}},
+};
+
+void gp_hw_eff_for (const struct gp_accel *a, struct gp_hw_eff *e)
+{
+    const char *id = a && a->id ? a->id : "";
+    for (size_t i = 0; i < sizeof eff_table / sizeof eff_table[0]; i++)
+        if (!strncasecmp (id, eff_table[i].prefix,
+                          strlen (eff_table[i].prefix))) {
+            *e = eff_table[i].e;
+            return;
+        }
+    *e = eff_table[sizeof eff_table / sizeof eff_table[0] - 1].e;
+}
+
+/* ============================ memory budget ============================ */
+
+/* Peak FLOP/s of the GEMMs for the weight format: low-precision formats run
+ * low-precision tensor cores where the part has them, otherwise the weights
+ * are dequantised and the GEMM runs in bf16 (weight-only kernels).
+ */
+static double gemm_peak (const struct gp_accel *a, enum gp_dtype w,
+                         const char **prec)
+{
+    double bf16 = gp_accel_peak_flops (a, "bf16");
+    double f = 0;
+    *prec = "bf16";
+    switch (w) {
+    case GP_DT_FP8:
+        f = a->fp8_flops, *prec = "fp8";
+        break;
+    case GP_DT_INT8:
+        f = a->int8_ops, *prec = "int8";
+        break;
+    case GP_DT_FP4:
+        f = a->fp4_flops, *prec = "fp4";
+        break;
+    default:
+        break;
+    }
+    /* Unlisted low-precision peaks: INT8 runs at the FP8 rate where there
+     * is FP8 (H100/L40S datasheets), else at 2x BF16 (A100 datasheet);
+     * Blackwell FP4 is 2x FP8 (B200/GB200 datasheets).
+     */
+    if (f <= 0 && w == GP_DT_INT8)
+        f = a->fp8_flops > 0 ? a->fp8_flops : 2.0 * bf16;
+    if (f <= 0 && w == GP_DT_FP4 && a->fp8_flops > 0
+        && (!strncasecmp (a->id, "B2", 2) || !strncasecmp (a->id, "GB", 2)))
+        f = 2.0 * a->fp8_flops;
+    if (f <= 0) {
+        *prec = "bf16";
+        f = bf16;
+    }
+    return f;
+}
+
+int gp_infer_prepare (const struct gp_serve_cfg *cfg,
+                      double max_seq_tokens,
+                      struct gp_serve_model *m,
+                      gp_error_t *err)
+{
+    if (!cfg || !cfg->arch || !cfg->accel || !m)
+        return gp_errprintf (err, GP_EINVAL, "infer: missing model or "
+                                             "accelerator");
+    const struct gp_arch *a = cfg->arch;
+    const struct gp_accel *acc = cfg->accel;
+    int tp = cfg->tp > 0 ? cfg->tp : 1, pp = cfg->pp > 0 ? cfg->pp : 1;
+    if (a->layers <= 0 || a->hidden <= 0 || a->heads <= 0)
+        return gp_errprintf (err, GP_EINVAL, "%s: incomplete dimensions",
+                             a->id);
+    if (a->heads % tp)
+        return gp_errprintf (err, GP_EINVAL,
+                             "tp %d does not divide %d attention heads", tp,
+                             a->heads);
+    if (pp > a->layers)
+        return gp_errprintf (err, GP_EINVAL, "pp %d exceeds %d layers", pp,
+                             a->layers);
+    if (acc->mem_bytes <= 0 || acc->mem_bw <= 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "%s: the catalog lacks memory size or bandwidth",
+                             acc->id);
+    struct gp_serve_model M;
+    memset (&M, 0, sizeof M);
+    M.cfg = *cfg;
+    M.cfg.tp = tp;
+    M.cfg.pp = pp;
+    if (a->moe_experts <= 0)
+        M.cfg.attn_dp = 0;
+    gp_arch_params (a, &M.pc);
+    gp_hw_eff_for (acc, &M.eff);
+    int n = tp * pp;
+    M.n_gpus = n;
+
+    /* MIG slices: memory as the profile says; bandwidth in proportion to
+     * memory (memory slices), compute in proportion to compute slices.
+     */
+    double mem_share = 1.0, sm_share = 1.0;
+    M.mem_bytes = acc->mem_bytes;
+    if (cfg->slice_mem_bytes > 0 && cfg->slice_mem_bytes < acc->mem_bytes) {
+        M.mem_bytes = cfg->slice_mem_bytes;
+        mem_share = cfg->slice_mem_bytes / acc->mem_bytes;
+    }
+    if (cfg->slice_compute > 0 && cfg->slice_compute < 7)
+        sm_share = cfg->slice_compute / 7.0;
+    M.mem_bw = acc->mem_bw * mem_share;
+    M.gemm_flops = gemm_peak (acc, cfg->weight_dtype, &M.gemm_precision)
+                   * sm_share;
+    M.attn_flops = gp_accel_peak_flops (acc, "bf16") * sm_share;
+    if (M.gemm_flops <= 0 || M.attn_flops <= 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "%s: the catalog lacks dense tensor FLOP/s",
+                             acc->id);
+    M.link_bw = acc->scale_up_bw > 0 ? acc->scale_up_bw / 2.0 : 32e9;
+
+    /* Weights.  Non-expert weights are sharded over tp*pp, or replicated
+     * over the tp ranks with attention data parallelism (vocabulary still
+     * sharded); routed experts are spread over all GPUs of the replica.
+     */
+    double wb = gp_dtype_bytes (cfg->weight_dtype);
+    double expert_params = M.pc.moe_layers * M.pc.moe_all_per_layer;
+    double nonexpert = M.pc.total - expert_params;
+    double in_emb = (double)a->vocab * a->hidden; /* gathered, not read */
+    double ne_gpu = M.cfg.attn_dp
+                        ? (nonexpert - M.pc.embedding) / pp
+                              + M.pc.embedding / n
+                        : nonexpert / n;
+    M.weight_bytes = (ne_gpu + expert_params / n) * wb;
+    double ne_read = M.cfg.attn_dp
+                         ? (nonexpert - M.pc.embedding) / pp
+                               + (M.pc.embedding
+                                  - (a->tied_embeddings ? 0 : in_emb))
+                                     / n
+                         : (nonexpert - (a->tied_embeddings ? 0 : in_emb))
+                               / n;
+    M.nonexpert_bytes = ne_read * wb;
+    if (a->moe_experts > 0) {
+        double mats = a->mlp == GP_MLP_SWIGLU ? 3.0 : 2.0;
+        M.expert_bytes_layer = mats * a->hidden * a->moe_ffn_hidden * wb;
+        /* shared experts and router are read every step */
+        M.nonexpert_bytes += M.pc.moe_layers
+                             * (M.pc.moe_all_per_layer
+                                - (double)a->moe_experts * mats * a->hidden
+                                      * a->moe_ffn_hidden)
+                             * wb / n;
+    }
+
+    /* Activation workspace of the largest iteration and logits; runtime. */
+    double ffn = a->ffn_hidden;
+    if (a->moe_experts > 0) {
+        double e = (double)a->moe_ffn_hidden
+                   * (a->moe_topk + a->moe_shared_experts);
+        if (e > ffn)
+            ffn = e;
+    }
+    double chunk = cfg->eng.max_num_tokens > 0 ? cfg->eng.max_num_tokens
+                                               : 8192;
+    if (chunk > 16384)
+        chunk = 16384;
+    double mb = cfg->eng.max_batch > 0 ? cfg->eng.max_batch : 256;
+    M.act_bytes = chunk * 2.0 * (6.0 * a->hidden + 3.0 * ffn / tp)
+                  + mb * (double)a->vocab / tp * 4.0;
+    M.runtime_bytes = 0.5e9 + 0.02 * M.mem_bytes;
+    double frac = cfg->eng.mem_fraction > 0 ? cfg->eng.mem_fraction : 0.9;
+    double left = M.mem_bytes - M.weight_bytes - M.act_bytes
+                  - M.runtime_bytes;
+    M.kv_bytes_avail = left > 0 ? frac * left : 0.0;
+
+    /* KV cache per replica token, averaged per GPU. */
+    double kb = gp_dtype_bytes (cfg->kv_dtype);
+    double full = gp_arch_kv_elems_per_token (a) * kb;
+    if (M.cfg.attn_dp) {
+        M.kv_bytes_per_token = full / n;
+    } else if (a->attention == GP_ATTN_MLA) {
+        M.kv_bytes_per_token = full / pp; /* latent replicated over tp */
+    } else {
+        int kvh = a->kv_heads > 0 ? a->kv_heads : a->heads;
+        double per = kvh >= tp ? (double)kvh / tp : 1.0;
+        M.kv_bytes_per_token =
+            2.0 * ((double)a->layers / pp) * per * a->head_dim * kb;
+    }
+    M.kv_capacity_tokens = M.kv_bytes_per_token > 0
+                               ? floor (M.kv_bytes_avail
+                                        / M.kv_bytes_per_token)
+                               : 0;
+    if (left <= 0)
+        return gp_errprintf (err, GP_EINFEASIBLE,
+                             "%s on %d x %s (%s weights): weights %.1f GB + "
+                             "workspace %.1f GB per GPU exceed %.1f GB",
+                             a->id, n, acc->id,
+                             gp_dtype_str (cfg->weight_dtype),
+                             M.weight_bytes / 1e9,
+                             (M.act_bytes + M.runtime_bytes) / 1e9,
+                             M.mem_bytes / 1e9);
+    if (max_seq_tokens > 0 && M.kv_capacity_tokens < max_seq_tokens)
+        return gp_errprintf (err, GP_EINFEASIBLE,
+                             "%s on %d x %s: KV cache holds %.0f tokens, "
+                             "one request needs %.0f",
+                             a->id, n, acc->id, M.kv_capacity_tokens,
+                             max_seq_tokens);
+    *m = M;
+    return 0;
+}
+
+/* =========================== iteration time ============================ */
+
+/* Time for one pipeline stage to run 'L' (already divided by pp). */
+static double stage_time (const struct gp_serve_model *m,
+                          const struct gp_iter_load *L,
+                          struct gp_iter_time *o)
+{
+    const struct gp_arch *a = m->cfg.arch;
+    int n = m->n_gpus, tp = m->cfg.tp, pp = m->cfg.pp;
+    double tok = L->n_decode + L->n_prefill;
+    double bw = m->mem_bw * m->eff.hbm_eff;
+
+    /* GEMMs: weights streamed once per iteration, FLOPs per token. */
+    double wbytes = m->nonexpert_bytes, ebytes = 0;
+    double emb_flops = 2.0 * (double)a->vocab * a->hidden;
+    double body = 2.0 * (m->pc.active - m->pc.embedding);
+    double eflops = 0;
+    if (a->moe_experts > 0 && tok > 0) {
+        double E = a->moe_experts, k = a->moe_topk;
+        double touched = E * (1.0 - pow (1.0 - k / E, tok * pp));
+        double mats = a->mlp == GP_MLP_SWIGLU ? 3.0 : 2.0;
+        ebytes = touched * m->expert_bytes_layer * m->pc.moe_layers / n;
+        eflops = 2.0 * k * mats * a->hidden * a->moe_ffn_hidden
+                 * m->pc.moe_layers * tok / n;
+        body -= 2.0 * k * mats * a->hidden * a->moe_ffn_hidden
+                * m->pc.moe_layers;
+    }
+    double flops = (body * tok + emb_flops * L->n_logits) / n;
+    double peak = m->gemm_flops * m->eff.gemm_eff;
+    double t_w = wbytes / bw, t_f = flops / peak;
+    double gemm = t_w > t_f ? t_w : t_f;
+    if (ebytes > 0) {
+        double me = m->eff.moe_eff > 0 ? m->eff.moe_eff : 1.0;
+        double mf = m->eff.moe_flop_eff > 0 ? m->eff.moe_flop_eff : me;
+        double e_w = ebytes / (bw * me), e_f = eflops / (peak * mf);
+        gemm += e_w > e_f ? e_w : e_f;
+        wbytes += ebytes;
+        flops += eflops;
+    }
+
+    /* Attention: KV streamed, QK^T and PV FLOPs over the context. */
+    double per_ctx;
+    if (a->attention == GP_ATTN_MLA)
+        per_ctx = 2.0 * a->heads
+                  * (2.0 * a->mla_kv_lora_rank + a->mla_qk_rope_head_dim);
+    else
+        per_ctx = 4.0 * a->heads * a->head_dim;
+    double ctx = L->decode_ctx + L->prefill_ctx;
+    double aflops = per_ctx * a->layers * ctx / n;
+    double kvbytes = L->decode_ctx * m->kv_bytes_per_token;
+    double t_kv = kvbytes / bw;
+    double t_af = aflops / (m->attn_flops * m->eff.attn_eff);
+    double attn = t_kv > t_af ? t_kv : t_af;
+
+    /* Collectives. */
+    double comm = 0, lb = m->link_bw * m->eff.link_eff;
+    double act = tok * a->hidden * 2.0; /* bf16 activations */
+    double lay = (double)a->layers / pp;
+    if (m->cfg.attn_dp && a->moe_experts > 0) {
+        double moe_l = (double)m->pc.moe_layers / pp;
+        double bytes = act / tp * a->moe_topk * (tp - 1.0) / tp;
+        if (tp > 1)
+            comm += 2.0 * moe_l * (2.0 * m->eff.allreduce_lat_s + bytes / lb);
+    } else if (tp > 1) {
+        comm += 2.0 * lay
+                * (m->eff.allreduce_lat_s
+                   + 2.0 * (tp - 1.0) / tp * act / lb);
+    }
+    if (pp > 1)
+        comm += m->eff.allreduce_lat_s + act / lb;
+    double fixed = lay * m->eff.layer_lat_s;
+
+    if (o) {
+        o->gemm_s = gemm;
+        o->attn_s = attn;
+        o->comm_s = comm;
+        o->weight_bytes = wbytes;
+        o->kv_bytes = kvbytes;
+        o->flops = flops + aflops;
+        o->compute_bound = t_f > t_w;
+        o->overhead_s = fixed;
+    }
+    return gemm + attn + comm + fixed;
+}
+
+double gp_infer_iter_time (const struct gp_serve_model *m,
+                           const struct gp_iter_load *load,
+                           struct gp_iter_time *out)
+{
+    struct gp_iter_time o;
+    memset (&o, 0, sizeof o);
+    int pp = m->cfg.pp > 0 ? m->cfg.pp : 1;
+    struct gp_iter_load s = *load;
+    s.n_decode /= pp;
+    s.decode_ctx /= pp;
+    s.n_prefill /= pp;
+    s.prefill_ctx /= pp;
+    s.n_logits /= pp;
+    double st = stage_time (m, &s, &o);
+    double t = pp * st;
+    o.gemm_s *= pp;
+    o.attn_s *= pp;
+    o.comm_s *= pp;
+    o.overhead_s = o.overhead_s * pp + m->cfg.eng.iter_overhead_s
+                   + m->cfg.eng.seq_overhead_s * load->n_logits;
+    o.total_s = t + m->cfg.eng.iter_overhead_s
+                + m->cfg.eng.seq_overhead_s * load->n_logits;
+    if (out)
+        *out = o;
+    return o.total_s;
+}

@@ -1,0 +1,286 @@
+/* size.c - SLO-driven sizing: the highest Poisson request rate one replica
+ * sustains while meeting every latency SLO (bisection over engine
+ * simulations), the replicas for a peak and a trough rate with headroom,
+ * and the choice of layout (tensor/pipeline parallel degree or MIG slice)
+ * for a model on one accelerator and precision.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/infer.h"
+
+/* Which SLO 'r' misses, written into 'why'; 0 when all are met. */
+static int misses (const struct gp_sim_result *r, const struct gp_slo *s,
+                   char *why, size_t n)
+{
+    if (r->unstable) {
+        snprintf (why, n, "queue grows without bound");
+        return 1;
+    }
+    if (s->ttft_p95_s > 0 && r->ttft_p95_s > s->ttft_p95_s) {
+        snprintf (why, n, "TTFT p95 %.0f ms > %.0f ms", r->ttft_p95_s * 1e3,
+                  s->ttft_p95_s * 1e3);
+        return 1;
+    }
+    if (s->ttft_p99_s > 0 && r->ttft_p99_s > s->ttft_p99_s) {
+        snprintf (why, n, "TTFT p99 %.0f ms > %.0f ms", r->ttft_p99_s * 1e3,
+                  s->ttft_p99_s * 1e3);
+        return 1;
+    }
+    if (s->tpot_p95_s > 0 && r->tpot_p95_s > s->tpot_p95_s) {
+        snprintf (why, n, "TPOT p95 %.1f ms > %.1f ms", r->tpot_p95_s * 1e3,
+                  s->tpot_p95_s * 1e3);
+        return 1;
+    }
+    if (s->e2e_p95_s > 0 && r->e2e_p95_s > s->e2e_p95_s) {
+        snprintf (why, n, "end-to-end p95 %.2f s > %.2f s", r->e2e_p95_s,
+                  s->e2e_p95_s);
+        return 1;
+    }
+    return 0;
+}
+
+static int run_at (const struct gp_serve_model *m,
+                   const struct gp_workload *w, double rate,
+                   struct gp_sim_result *r, gp_error_t *err)
+{
+    struct gp_workload x = *w;
+    x.arrivals = GP_ARR_POISSON;
+    x.rate = rate;
+    if (x.n_requests <= 0)
+        x.n_requests = 800;
+    return gp_infer_simulate (m, &x, r, err);
+}
+
+int gp_infer_size (const struct gp_serve_model *m,
+                   const struct gp_workload *w,
+                   const struct gp_slo *slo,
+                   double peak_rate,
+                   double trough_rate,
+                   double headroom,
+                   struct gp_size_result *r,
+                   gp_error_t *err)
+{
+    if (!m || !w || !slo || !r || !(peak_rate > 0) || headroom < 0
+        || headroom >= 1)
+        return gp_errprintf (err, GP_EINVAL,
+                             "size: need a peak rate > 0 and headroom in "
+                             "[0, 1)");
+    memset (r, 0, sizeof *r);
+    /* saturation: offline throughput of the engine */
+    struct gp_workload off = *w;
+    off.arrivals = GP_ARR_OFFLINE;
+    off.n_requests = 0;
+    struct gp_sim_result s;
+    int rc = gp_infer_simulate (m, &off, &s, err);
+    if (rc)
+        return rc;
+    r->max_rate_per_replica = s.req_s;
+    double hi = 0.98 * s.req_s;
+    /* light load must meet the SLOs, or no rate does */
+    double lo = 0.02 * s.req_s;
+    rc = run_at (m, w, lo, &s, err);
+    if (rc)
+        return rc;
+    if (misses (&s, slo, r->limit, sizeof r->limit)) {
+        char tmp[160];
+        snprintf (tmp, sizeof tmp, "even at light load: %s", r->limit);
+        snprintf (r->limit, sizeof r->limit, "%s", tmp);
+        r->at_peak = s;
+        return 0;
+    }
+    char why[160] = "saturation throughput";
+    rc = run_at (m, w, hi, &s, err);
+    if (rc)
+        return rc;
+    if (!misses (&s, slo, why, sizeof why)) {
+        lo = hi;
+        snprintf (why, sizeof why, "engine saturation (%.2f req/s)", hi);
+    } else {
+        for (int i = 0; i < 14 && hi - lo > 0.01 * hi; i++) {
+            double mid = 0.5 * (lo + hi);
+            rc = run_at (m, w, mid, &s, err);
+            if (rc)
+                return rc;
+            char w2[160];
+            if (misses (&s, slo, w2, sizeof w2)) {
+                hi = mid;
+                snprintf (why, sizeof why, "%s", w2);
+            } else {
+                lo = mid;
+            }
+        }
+    }
+    r->feasible = 1;
+    r->rate_per_replica = lo;
+    snprintf (r->limit, sizeof r->limit, "%s", why);
+    double usable = lo * (1.0 - headroom);
+    r->replicas = (int)ceil (peak_rate / usable - 1e-9);
+    if (r->replicas < 1)
+        r->replicas = 1;
+    r->replicas_min = trough_rate > 0
+                          ? (int)ceil (trough_rate / usable - 1e-9)
+                          : r->replicas;
+    if (r->replicas_min < 1)
+        r->replicas_min = 1;
+    return run_at (m, w, peak_rate / r->replicas, &r->at_peak, err);
+}
+
+/* ============================ layout choice ============================ */
+
+static int better (const struct gp_infer_option *a,
+                   const struct gp_infer_option *b)
+{
+    if (!b->feasible)
+        return a->feasible;
+    if (!a->feasible)
+        return 0;
+    if (fabs (a->gpus - b->gpus) > 1e-9)
+        return a->gpus < b->gpus;
+    return a->size.at_peak.ttft_p95_s < b->size.at_peak.ttft_p95_s;
+}
+
+static void eval (const struct gp_serve_cfg *cfg, const char *slice,
+                  int per_gpu, double share, const struct gp_workload *w,
+                  const struct gp_slo *slo, double peak, double trough,
+                  double headroom, struct gp_infer_option *o)
+{
+    gp_error_t e = {0};
+    memset (o, 0, sizeof *o);
+    o->accel = cfg->accel;
+    snprintf (o->slice, sizeof o->slice, "%s", slice ? slice : "");
+    o->slices_per_gpu = per_gpu;
+    o->gpu_share = share;
+    o->tp = cfg->tp;
+    o->pp = cfg->pp;
+    o->gpus_per_replica = slice && *slice ? 0 : cfg->tp * cfg->pp;
+    o->weight_dtype = cfg->weight_dtype;
+    o->kv_dtype = cfg->kv_dtype;
+    if (gp_infer_prepare (cfg, w->in_len + w->out_len, &o->model, &e)) {
+        snprintf (o->reason, sizeof o->reason, "%s", e.text);
+        return;
+    }
+    if (gp_infer_size (&o->model, w, slo, peak, trough, headroom, &o->size,
+                       &e)) {
+        snprintf (o->reason, sizeof o->reason, "%s", e.text);
+        return;
+    }
+    if (!o->size.feasible) {
+        snprintf (o->reason, sizeof o->reason, "%s", o->size.limit);
+        return;
+    }
+    o->feasible = 1;
+    snprintf (o->reason, sizeof o->reason, "%s", o->size.limit);
+    if (o->gpus_per_replica > 0) {
+        o->gpus = (double)o->size.replicas * o->gpus_per_replica;
+        o->gpus_whole = (int)o->gpus;
+    } else {
+        o->gpus = o->size.replicas * share;
+        o->gpus_whole = (o->size.replicas + per_gpu - 1) / per_gpu;
+    }
+}
+
+int gp_infer_choose (const struct gp_serve_cfg *base,
+                     const struct gp_catalog *cat,
+                     int allow_mig,
+                     const struct gp_workload *w,
+                     const struct gp_slo *slo,
+                     double peak_rate,
+                     double trough_rate,
+                     double headroom,
+                     struct gp_infer_option *best,
+                     gp_error_t *err)
+{
+    if (!base || !base->arch || !base->accel || !w || !slo || !best)
+        return gp_errprintf (err, GP_EINVAL, "choose: missing argument");
+    struct gp_infer_option cur;
+    memset (best, 0, sizeof *best);
+    best->accel = base->accel;
+    best->weight_dtype = base->weight_dtype;
+    best->kv_dtype = base->kv_dtype;
+    char first_reason[240] = "";
+    int tried = 0;
+    const struct gp_accel *acc = base->accel;
+    int dom = acc->scale_up_domain > 1 ? acc->scale_up_domain : 8;
+    if (dom > 8)
+        dom = 8; /* one 8-GPU node / tray group per replica */
+
+    /* MIG slices first: cheapest when the model fits. */
+    if (allow_mig && cat && base->tp <= 1 && base->pp <= 1) {
+        for (size_t i = 0; i < gp_catalog_n_mig (cat); i++) {
+            const struct gp_mig_profile *p = gp_catalog_mig (cat, i);
+            if (strcasecmp (p->accel_id, acc->id) || strstr (p->profile, "+")
+                || p->compute_slices >= 7)
+                continue;
+            struct gp_serve_cfg c = *base;
+            c.tp = c.pp = 1;
+            c.slice_mem_bytes = p->mem_bytes;
+            c.slice_compute = p->compute_slices;
+            double share = fmax (p->compute_slices / 7.0,
+                                 p->mem_bytes / acc->mem_bytes);
+            eval (&c, p->profile, p->max_instances, share, w, slo, peak_rate,
+                  trough_rate, headroom, &cur);
+            tried++;
+            if (!first_reason[0] && !cur.feasible)
+                snprintf (first_reason, sizeof first_reason, "%s: %s",
+                          p->profile, cur.reason);
+            if (better (&cur, best))
+                *best = cur;
+        }
+    }
+    /* Whole GPUs: first the layouts within one node (tensor parallel;
+     * also pipeline stages on PCIe parts, which avoid per-layer
+     * all-reduces), then pipelines of full nodes when no single-node
+     * layout works.
+     */
+    for (int pass = 0; pass < 2 && !best->feasible; pass++) {
+        for (int pp = 1; pp <= 8; pp *= 2) {
+            if (base->pp > 0 && pp != base->pp)
+                continue;
+            for (int tp = 1; tp <= dom; tp *= 2) {
+                if (base->tp > 0 && tp != base->tp)
+                    continue;
+                if (base->arch->heads % tp)
+                    continue;
+                int in_node = tp * pp <= dom;
+                /* In-node pipelines only where there is no NVLink-class
+                 * fabric (the TensorRT-LLM perf overview recommends PP for
+                 * PCIe RTX 6000 systems); NVLink parts use tensor parallel.
+                 */
+                if (pass == 0 && pp > 1 && base->pp <= 0
+                    && acc->scale_up_domain > 2)
+                    continue;
+                if (pass == 0 && !in_node && (base->tp <= 0 || base->pp <= 0))
+                    continue;
+                if (pass == 1 && (in_node || tp < dom) && base->tp <= 0)
+                    continue;
+                if (pass == 1 && base->tp > 0 && base->pp > 0)
+                    continue; /* a fixed layout was tried in pass 0 */
+                struct gp_serve_cfg c = *base;
+                c.tp = tp;
+                c.pp = pp;
+                c.slice_mem_bytes = 0;
+                c.slice_compute = 0;
+                eval (&c, NULL, 0, 1.0, w, slo, peak_rate, trough_rate,
+                      headroom, &cur);
+                tried++;
+                if (!cur.feasible)
+                    snprintf (first_reason, sizeof first_reason,
+                              "tp%d pp%d: %s", tp, pp, cur.reason);
+                if (better (&cur, best))
+                    *best = cur;
+            }
+        }
+    }
+    if (!best->feasible) {
+        best->accel = acc;
+        best->weight_dtype = base->weight_dtype;
+        best->kv_dtype = base->kv_dtype;
+        snprintf (best->reason, sizeof best->reason, "%s",
+                  tried ? first_reason : "no layout to try (tp must divide "
+                                         "the attention heads)");
+    }
+    return 0;
+}

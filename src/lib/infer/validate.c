@@ -1,0 +1,325 @@
+/* validate.c - predict published serving measurements row by row.
+ *
+ * Reads the inference validation schema (docs/formats/infer.md), builds the
+ * row's model (zoo entry for what no column holds, columns for the rest),
+ * replica layout, precisions and engine, runs the engine simulator in the
+ * row's mode and compares output tokens/s (and mean TTFT / TPOT where the
+ * row measured them).  Rows that cannot be modelled are kept with a reason.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/csv.h"
+#include "gpuplan/infer.h"
+
+enum {
+    C_ID, C_ZOO, C_LAYERS, C_HIDDEN, C_FFN, C_HEADS, C_KVH, C_HDIM, C_VOCAB,
+    C_ATTN, C_MOE_E, C_MOE_K, C_MOE_F, C_GPU, C_NGPU, C_TP, C_PP, C_EP,
+    C_WP, C_KVP, C_ENGINE, C_MODE, C_CONC, C_IN, C_OUT, C_MEAS, C_TTFT,
+    C_TPOT, C_NOTES, C_N
+};
+
+static const char *col_names[C_N] = {
+    "id", "zoo", "layers", "hidden", "ffn_hidden", "heads", "kv_heads",
+    "head_dim", "vocab", "attention", "moe_experts", "moe_topk",
+    "moe_ffn_hidden", "gpu", "num_gpus", "tp", "pp", "ep",
+    "weight_precision", "kv_precision", "engine", "mode", "concurrency",
+    "input_len", "output_len", "measured_output_tok_s", "measured_ttft_ms",
+    "measured_tpot_ms", "notes",
+};
+
+struct vctx {
+    const char *path;
+    const struct gp_catalog *cat;
+    const struct gp_zoo *zoo;
+    int col[C_N];
+    struct gp_infer_val *out;
+    size_t cap;
+};
+
+static const char *cell (const struct vctx *V, const struct gp_csv_row *r,
+                         int c)
+{
+    int i = V->col[c];
+    return i >= 0 && (size_t)i < r->n_fields ? r->fields[i] : "";
+}
+
+/* Parse a numeric cell; blank gives 0 and returns 0; junk returns -1. */
+static int num (const struct vctx *V, const struct gp_csv_row *r, int c,
+                double *v, gp_error_t *err)
+{
+    const char *s = cell (V, r, c);
+    *v = 0;
+    if (!*s)
+        return 0;
+    char *end;
+    double x = strtod (s, &end);
+    if (end == s || *end || !isfinite (x) || x < 0)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column '%s': not a number: '%s'",
+                             V->path, r->line, col_names[c], s);
+    *v = x;
+    return 0;
+}
+
+static void unsupported (struct gp_infer_val_row *o, const char *why)
+{
+    o->ok = 0;
+    snprintf (o->reason, sizeof o->reason, "%s", why);
+}
+
+static double rel (double p, double m)
+{
+    return m > 0 ? (p - m) / m : 0;
+}
+
+static void predict (const struct vctx *V, const struct gp_csv_row *r,
+                     const double *d, struct gp_infer_val_row *o)
+{
+    gp_error_t e = {0};
+    struct gp_arch a;
+    memset (&a, 0, sizeof a);
+    const char *zoo = cell (V, r, C_ZOO);
+    if (*zoo) {
+        const struct gp_arch *z = gp_zoo_find (V->zoo, zoo, &e);
+        if (!z) {
+            unsupported (o, e.text);
+            return;
+        }
+        a = *z;
+    } else {
+        snprintf (a.id, sizeof a.id, "custom");
+        a.mlp = GP_MLP_SWIGLU;
+    }
+    /* the row's columns override the zoo where given */
+    if (d[C_LAYERS] > 0)
+        a.layers = (int)d[C_LAYERS];
+    if (d[C_HIDDEN] > 0)
+        a.hidden = (int)d[C_HIDDEN];
+    if (d[C_FFN] > 0)
+        a.ffn_hidden = (int)d[C_FFN];
+    if (d[C_HEADS] > 0)
+        a.heads = (int)d[C_HEADS];
+    if (d[C_KVH] > 0)
+        a.kv_heads = (int)d[C_KVH];
+    if (d[C_HDIM] > 0)
+        a.head_dim = (int)d[C_HDIM];
+    if (d[C_VOCAB] > 0)
+        a.vocab = (int)d[C_VOCAB];
+    if (d[C_MOE_E] > 0) {
+        a.moe_experts = (int)d[C_MOE_E];
+        if (d[C_MOE_K] > 0)
+            a.moe_topk = (int)d[C_MOE_K];
+        if (d[C_MOE_F] > 0)
+            a.moe_ffn_hidden = (int)d[C_MOE_F];
+    }
+    const char *at = cell (V, r, C_ATTN);
+    if (!strcmp (at, "mha"))
+        a.attention = GP_ATTN_MHA;
+    else if (!strcmp (at, "gqa"))
+        a.attention = GP_ATTN_GQA;
+    else if (!strcmp (at, "mla"))
+        a.attention = GP_ATTN_MLA;
+    if (!*zoo) {
+        /* no zoo entry: a 4h MLP is the 2-matrix GELU MLP of GPT-style
+         * models, anything else is taken as SwiGLU (documented default) */
+        a.mlp = a.ffn_hidden == 4 * a.hidden ? GP_MLP_GELU : GP_MLP_SWIGLU;
+        if (a.kv_heads <= 0)
+            a.kv_heads = a.heads;
+        if (a.head_dim <= 0 && a.heads > 0)
+            a.head_dim = a.hidden / a.heads;
+    }
+    if (gp_arch_check (&a, &e)) {
+        unsupported (o, e.text);
+        return;
+    }
+    const struct gp_accel *acc = gp_catalog_find_accel (V->cat,
+                                                        cell (V, r, C_GPU),
+                                                        &e);
+    if (!acc) {
+        unsupported (o, e.text);
+        return;
+    }
+    if (!(d[C_IN] > 0) || !(d[C_OUT] > 0)) {
+        unsupported (o, "input_len/output_len not given: the workload is "
+                        "not defined");
+        return;
+    }
+    struct gp_serve_cfg c;
+    memset (&c, 0, sizeof c);
+    c.arch = &a;
+    c.accel = acc;
+    int ngpu = d[C_NGPU] > 0 ? (int)d[C_NGPU] : 1;
+    c.pp = d[C_PP] > 0 ? (int)d[C_PP] : 1;
+    c.tp = d[C_TP] > 0 ? (int)d[C_TP] : ngpu / c.pp;
+    if (c.tp < 1)
+        c.tp = 1;
+    c.ep = (int)d[C_EP];
+    if (a.moe_experts > 0 && strstr (cell (V, r, C_NOTES), "attention_dp"))
+        c.attn_dp = 1;
+    const char *wp = cell (V, r, C_WP), *kp = cell (V, r, C_KVP);
+    if (!*wp) {
+        unsupported (o, "weight_precision not given");
+        return;
+    }
+    if (gp_dtype_parse (wp, &c.weight_dtype, &e)) {
+        unsupported (o, e.text);
+        return;
+    }
+    if (*kp) {
+        if (gp_dtype_parse (kp, &c.kv_dtype, &e)) {
+            unsupported (o, e.text);
+            return;
+        }
+    } else {
+        /* default: quantised checkpoints carry an FP8 KV cache */
+        c.kv_dtype = c.weight_dtype == GP_DT_FP8 || c.weight_dtype == GP_DT_FP4
+                         ? GP_DT_FP8
+                         : c.weight_dtype;
+    }
+    enum gp_engine eng = GP_ENGINE_TRTLLM;
+    const char *es = cell (V, r, C_ENGINE);
+    if (*es && gp_engine_parse (es, &eng, &e)) {
+        unsupported (o, e.text);
+        return;
+    }
+    gp_engine_defaults (eng, &c.eng);
+    int replicas = ngpu / (c.tp * c.pp);
+    if (replicas < 1)
+        replicas = 1;
+    snprintf (o->layout, sizeof o->layout, "tp%d pp%d%s x%d %s/%s kv %s",
+              c.tp, c.pp, c.attn_dp ? " attn-dp" : "", replicas,
+              gp_engine_str (eng), gp_dtype_str (c.weight_dtype),
+              gp_dtype_str (c.kv_dtype));
+    struct gp_serve_model m;
+    if (gp_infer_prepare (&c, d[C_IN] + d[C_OUT], &m, &e)) {
+        unsupported (o, e.text);
+        return;
+    }
+    struct gp_workload w;
+    memset (&w, 0, sizeof w);
+    w.in_len = d[C_IN];
+    w.out_len = d[C_OUT];
+    w.seed = 1;
+    const char *mode = cell (V, r, C_MODE);
+    int conc = d[C_CONC] > 0 ? (int)d[C_CONC] : 1;
+    if (!strcmp (mode, "offline")) {
+        w.arrivals = GP_ARR_OFFLINE;
+    } else if (!strcmp (mode, "concurrency")) {
+        w.arrivals = GP_ARR_CLOSED;
+        w.concurrency = (conc + replicas - 1) / replicas;
+    } else if (!strcmp (mode, "batch")) {
+        w.arrivals = GP_ARR_BATCH;
+        w.concurrency = (conc + replicas - 1) / replicas;
+    } else {
+        unsupported (o, "mode must be offline, concurrency or batch");
+        return;
+    }
+    struct gp_sim_result s;
+    if (gp_infer_simulate (&m, &w, &s, &e)) {
+        unsupported (o, e.text);
+        return;
+    }
+    o->ok = 1;
+    o->predicted = s.out_tok_s * replicas;
+    o->rel_err = rel (o->predicted, o->measured);
+    if (w.arrivals == GP_ARR_BATCH) {
+        /* one static batch: tokens / (prefill + decode) of the batch */
+        o->predicted = s.makespan_s > 0 ? w.out_len * conc / s.makespan_s
+                                        : 0;
+        o->rel_err = rel (o->predicted, o->measured);
+    }
+    o->ttft_pred_s = s.ttft_mean_s;
+    o->tpot_pred_s = s.tpot_mean_s;
+    if (o->ttft_meas_s > 0)
+        o->ttft_rel_err = rel (o->ttft_pred_s, o->ttft_meas_s);
+    if (o->tpot_meas_s > 0)
+        o->tpot_rel_err = rel (o->tpot_pred_s, o->tpot_meas_s);
+}
+
+static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
+{
+    struct vctx *V = arg;
+    if (r->index == 0) {
+        for (int c = 0; c < C_N; c++) {
+            V->col[c] = gp_csv_col (r, col_names[c]);
+            if (V->col[c] < 0 && c != C_NOTES && c != C_EP)
+                return gp_errprintf (err, GP_EPARSE,
+                                     "%s:%zu: missing column '%s' (see "
+                                     "docs/formats/infer.md)",
+                                     V->path, r->line, col_names[c]);
+        }
+        return 0;
+    }
+    if (V->out->n_rows == V->cap) {
+        size_t nc = V->cap ? 2 * V->cap : 32;
+        void *p = realloc (V->out->rows, nc * sizeof *V->out->rows);
+        if (!p)
+            return gp_errprintf (err, GP_ENOMEM, "out of memory");
+        V->out->rows = p;
+        V->cap = nc;
+    }
+    struct gp_infer_val_row *o = &V->out->rows[V->out->n_rows];
+    memset (o, 0, sizeof *o);
+    snprintf (o->id, sizeof o->id, "%s", cell (V, r, C_ID));
+    if (!o->id[0])
+        return gp_errprintf (err, GP_EPARSE, "%s:%zu: column 'id': empty",
+                             V->path, r->line);
+    double d[C_N] = {0};
+    static const int numeric[] = {C_LAYERS, C_HIDDEN, C_FFN,  C_HEADS,
+                                  C_KVH,    C_HDIM,   C_VOCAB, C_MOE_E,
+                                  C_MOE_K,  C_MOE_F,  C_NGPU, C_TP,
+                                  C_PP,     C_EP,     C_CONC, C_IN,
+                                  C_OUT,    C_MEAS,   C_TTFT, C_TPOT};
+    for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
+        int rc = num (V, r, numeric[i], &d[numeric[i]], err);
+        if (rc)
+            return rc;
+    }
+    V->out->n_rows++;
+    o->measured = d[C_MEAS];
+    o->ttft_meas_s = d[C_TTFT] / 1e3;
+    o->tpot_meas_s = d[C_TPOT] / 1e3;
+    if (!(o->measured > 0)) {
+        unsupported (o, "no measured output tokens/s");
+        return 0;
+    }
+    predict (V, r, d, o);
+    return 0;
+}
+
+int gp_infer_validate (const char *path,
+                       const struct gp_catalog *cat,
+                       const struct gp_zoo *zoo,
+                       struct gp_infer_val *out,
+                       gp_error_t *err)
+{
+    if (!path || !cat || !zoo || !out)
+        return gp_errprintf (err, GP_EINVAL, "validate: missing argument");
+    struct vctx V;
+    memset (&V, 0, sizeof V);
+    V.path = path;
+    V.cat = cat;
+    V.zoo = zoo;
+    struct gp_infer_val res = {NULL, 0};
+    V.out = &res;
+    int rc = gp_csv_parse_file (path, ',', on_row, &V, err);
+    if (rc) {
+        free (res.rows);
+        return rc;
+    }
+    *out = res;
+    return 0;
+}
+
+void gp_infer_val_free (struct gp_infer_val *v)
+{
+    if (!v)
+        return;
+    free (v->rows);
+    v->rows = NULL;
+    v->n_rows = 0;
+}

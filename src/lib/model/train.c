@@ -1,0 +1,753 @@
+/* train.c - training memory, FLOPs and step time of a transformer under a
+ * parallel layout (tensor, pipeline, data, context and expert parallelism,
+ * ZeRO/FSDP sharding, activation recomputation).
+ *
+ * The model is first-principles arithmetic plus a handful of efficiency
+ * factors per GPU generation (gp_train_eff_for): achieved GEMM throughput
+ * as a function of GEMM shape, flash-attention efficiency, achieved HBM
+ * bandwidth, achieved collective bus bandwidth on the scale-up and
+ * scale-out links.  Every formula is written out, with its source, in
+ * docs/model/training.md; the section names there match the banners here.
+ */
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/train.h"
+
+const char *gp_sharding_str (enum gp_sharding s)
+{
+    static const char *n[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
+    return (unsigned)s < 5 ? n[s] : "?";
+}
+
+const char *gp_recompute_str (enum gp_recompute r)
+{
+    static const char *n[] = {"none", "selective", "full"};
+    return (unsigned)r < 3 ? n[r] : "?";
+}
+
+const char *gp_precision_str (enum gp_precision p)
+{
+    static const char *n[] = {"bf16", "fp16", "fp8"};
+    return (unsigned)p < 3 ? n[p] : "?";
+}
+
+/* ============================ model and job ============================ */
+
+int gp_train_prep (const struct gp_arch *a, struct gp_train_model *m,
+                   gp_error_t *err)
+{
+    if (!a || !m)
+        return gp_errprintf (err, GP_EINVAL, "train: no model");
+    if (a->layers <= 0 || a->hidden <= 0 || a->heads <= 0 || a->vocab <= 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "model '%s': layers, hidden, heads and vocab "
+                             "are required", a->id);
+    if (a->moe_experts <= 0 && a->ffn_hidden <= 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "model '%s': ffn_hidden is required", a->id);
+    if (a->moe_experts > 0 && (a->moe_topk <= 0 || a->moe_ffn_hidden <= 0))
+        return gp_errprintf (err, GP_EINVAL,
+                             "model '%s': MoE needs moe_topk and "
+                             "moe_ffn_hidden", a->id);
+    struct gp_arch b = *a;
+    if (b.kv_heads <= 0)
+        b.kv_heads = b.heads;
+    if (b.head_dim <= 0)
+        b.head_dim = b.hidden / b.heads;
+    struct gp_param_count pc;
+    gp_arch_params (&b, &pc);
+    memset (m, 0, sizeof *m);
+    m->layers = b.layers;
+    m->hidden = b.hidden;
+    m->heads = b.heads;
+    m->kv_heads = b.kv_heads;
+    m->head_dim = b.head_dim;
+    m->vocab = b.vocab;
+    m->mlp_mats = b.mlp == GP_MLP_SWIGLU ? 3 : 2;
+    m->ffn_hidden = b.ffn_hidden;
+    m->moe_ffn_hidden = b.moe_ffn_hidden;
+    m->moe_experts = b.moe_experts > 0 ? b.moe_experts : 0;
+    m->moe_topk = m->moe_experts ? b.moe_topk : 0;
+    m->moe_shared = m->moe_experts ? b.moe_shared_experts : 0;
+    m->attn_params = pc.attn_per_layer;
+    m->mlp_params = pc.dense_mlp_per_layer;
+    m->moe_params = pc.moe_all_per_layer;
+    m->expert_params = (double)m->mlp_mats * b.hidden * b.moe_ffn_hidden;
+    m->moe_layers = m->moe_experts ? pc.moe_layers : 0;
+    m->dense_layers = m->moe_experts ? pc.dense_layers : b.layers;
+    if (m->moe_layers + m->dense_layers != m->layers) {
+        m->dense_layers = m->layers - m->moe_layers;
+        if (m->dense_layers < 0)
+            m->dense_layers = 0;
+    }
+    m->embed_params = pc.embedding;
+    m->total_params = pc.total > 0 ? pc.total
+                                   : m->layers * m->attn_params
+                                         + m->dense_layers * m->mlp_params
+                                         + m->moe_layers * m->moe_params
+                                         + m->embed_params;
+    double moe_active = m->moe_experts
+                            ? (m->moe_topk + m->moe_shared) * m->expert_params
+                            : 0;
+    m->active_params = m->layers * m->attn_params
+                       + m->dense_layers * m->mlp_params
+                       + m->moe_layers * moe_active + m->embed_params;
+    m->matmul_active = m->layers * m->attn_params
+                       + m->dense_layers * m->mlp_params
+                       + m->moe_layers * moe_active
+                       + (double)m->vocab * m->hidden;
+    return 0;
+}
+
+void gp_train_job_default (struct gp_train_job *job)
+{
+    memset (job, 0, sizeof *job);
+    job->seq_len = 4096;
+    job->global_batch = 1024;
+    job->precision = GP_PREC_BF16;
+    job->weight_bytes = 2;
+    job->grad_bytes = 4;
+    job->optim_bytes = 12;
+    job->flash_attn = 1;
+}
+
+double gp_train_model_flops_per_token (const struct gp_train_model *m,
+                                       double seq_len)
+{
+    return 6.0 * m->matmul_active
+           + 12.0 * m->layers * seq_len * (double)m->heads * m->head_dim;
+}
+
+/* ======================= efficiency by generation ====================== */
+
+/* Documented in docs/model/training.md, "Efficiency factors"; sources are
+ * public microbenchmarks, not the validation rows.
+ */
+static const struct gp_train_eff effs[] = {
+    /* gen        gemm  dim/2  attn  hbm   up    out   kernel */
+    {"ampere", 0.72, 128, 0.50, 0.80, 0.77, 0.90, 5e-6},
+    {"hopper", 0.72, 128, 0.35, 0.80, 0.80, 0.90, 5e-6},
+    {"blackwell", 0.68, 128, 0.40, 0.80, 0.80, 0.90, 5e-6},
+    {"cdna3", 0.55, 128, 0.35, 0.75, 0.65, 0.85, 8e-6},
+    {"other", 0.60, 128, 0.40, 0.80, 0.70, 0.85, 8e-6},
+};
+
+static int gen_of (const char *id)
+{
+    if (!id)
+        return 4;
+    if (!strncasecmp (id, "A100", 4) || !strncasecmp (id, "A10", 3)
+        || !strncasecmp (id, "A800", 4))
+        return 0;
+    if (!strncasecmp (id, "H100", 4) || !strncasecmp (id, "H200", 4)
+        || !strncasecmp (id, "H800", 4) || !strncasecmp (id, "GH200", 5))
+        return 1;
+    if (!strncasecmp (id, "B200", 4) || !strncasecmp (id, "GB200", 5)
+        || !strncasecmp (id, "B300", 4) || !strncasecmp (id, "GB300", 5))
+        return 2;
+    if (!strncasecmp (id, "MI3", 3))
+        return 3;
+    return 4;
+}
+
+void gp_train_eff_for (const char *accel_id, struct gp_train_eff *eff)
+{
+    *eff = effs[gen_of (accel_id)];
+}
+
+void gp_train_hw_from_accel (const struct gp_accel *a,
+                             enum gp_precision precision,
+                             struct gp_train_hw *hw)
+{
+    memset (hw, 0, sizeof *hw);
+    strncpy (hw->accel_id, a->id, sizeof hw->accel_id - 1);
+    hw->peak_bf16_flops = gp_accel_peak_flops (a, "bf16");
+    hw->peak_flops = gp_accel_peak_flops (a, gp_precision_str (precision));
+    if (hw->peak_flops <= 0)
+        hw->peak_flops = hw->peak_bf16_flops;
+    hw->mem_bytes = a->mem_bytes;
+    hw->mem_bw = a->mem_bw > 0 ? a->mem_bw : 1e12;
+    hw->scale_up_bw = a->scale_up_bw > 0 ? a->scale_up_bw / 2 : 32e9;
+    hw->scale_up_domain = a->scale_up_domain > 0 ? a->scale_up_domain : 1;
+    hw->gpus_per_node = hw->scale_up_domain >= 8 ? 8 : hw->scale_up_domain;
+    if (!strncasecmp (a->id, "GB", 2))
+        hw->gpus_per_node = 4;
+    if (!strncasecmp (a->id, "TRN", 3)) /* trn1/trn2 .32/.48xlarge */
+        hw->gpus_per_node = 16;
+    if (!strncasecmp (a->id, "TPU", 3)) /* 4 chips per TPU VM host */
+        hw->gpus_per_node = 4;
+    int g = gen_of (a->id);
+    /* Per-GPU scale-out NIC, one direction: HDR 200 Gb/s per A100 (DGX
+     * A100), NDR 400 Gb/s per H100/B200/MI300X node GPU, 800 Gb/s
+     * ConnectX-8 on GB300.
+     */
+    hw->scale_out_bw = g == 0 ? 25e9 : 50e9;
+    if (!strncasecmp (a->id, "GB300", 5))
+        hw->scale_out_bw = 100e9;
+    hw->scale_out_lat_s = 5e-6;
+    hw->oversub = 1;
+    hw->tdp_w = a->tdp_w;
+    hw->util_power = 0.8;
+    hw->runtime_bytes = 2.0 * 1073741824.0;
+    hw->fp8 = precision == GP_PREC_FP8 && gp_accel_peak_flops (a, "fp8") > 0;
+    gp_train_eff_for (a->id, &hw->eff);
+}
+
+/* ============================== checks ================================ */
+
+int gp_train_check (const struct gp_train_model *m,
+                    const struct gp_train_job *job,
+                    const struct gp_layout *l,
+                    gp_error_t *err)
+{
+    if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1
+        || l->vpp < 1 || l->micro_batch < 1)
+        return gp_errprintf (err, GP_EINVAL, "layout degrees must be >= 1");
+    if (m->heads % l->tp)
+        return gp_errprintf (err, GP_EINVAL, "tp %d does not divide %d heads",
+                             l->tp, m->heads);
+    if (m->kv_heads % l->tp && l->tp % m->kv_heads)
+        return gp_errprintf (err, GP_EINVAL,
+                             "tp %d and %d kv heads do not divide", l->tp,
+                             m->kv_heads);
+    if (l->pp * l->vpp > m->layers)
+        return gp_errprintf (err, GP_EINVAL,
+                             "pp*vpp %d exceeds %d layers", l->pp * l->vpp,
+                             m->layers);
+    if (l->vpp > 1 && l->pp < 2)
+        return gp_errprintf (err, GP_EINVAL, "vpp > 1 needs pp > 1");
+    double rep = (double)l->dp * l->micro_batch;
+    double mb = job->global_batch / rep;
+    if (mb < 1 || fabs (mb - floor (mb + 0.5)) > 1e-9)
+        return gp_errprintf (err, GP_EINVAL,
+                             "dp %d x micro-batch %d does not divide the "
+                             "global batch %.0f", l->dp, l->micro_batch,
+                             job->global_batch);
+    if (l->vpp > 1 && ((long long)floor (mb + 0.5)) % l->pp)
+        return gp_errprintf (err, GP_EINVAL,
+                             "interleaving needs micro-batches (%.0f) "
+                             "divisible by pp %d", mb, l->pp);
+    if (l->cp > 1 && fmod (job->seq_len, 2.0 * l->cp) != 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "cp %d does not divide sequence %.0f into "
+                             "2*cp chunks", l->cp, job->seq_len);
+    if (l->ep > 1) {
+        if (!m->moe_experts || m->moe_experts % l->ep)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "ep %d does not divide %d experts", l->ep,
+                                 m->moe_experts);
+        if ((l->dp * l->cp) % l->ep)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "ep %d does not divide dp*cp %d", l->ep,
+                                 l->dp * l->cp);
+    }
+    return 0;
+}
+
+/* ============================== memory ================================ */
+
+/* Korthikanti et al. 2022, Sec. 4.1: per layer s*b*h*(34 + 5*a*s/h)
+ * bytes with 16-bit activations, generalised to GQA, SwiGLU and MoE by
+ * counting the same stored tensors (docs/model/training.md).  'unsplit'
+ * counts the h-wide tensors that TP splits only with sequence parallelism
+ * (layer-norm inputs 4, dropout masks 2, QKV and MLP inputs 4 = 10).
+ */
+static double act_coeffs (const struct gp_train_model *m,
+                          const struct gp_layout *l,
+                          double s, double *attn_term)
+{
+    double h = m->hidden, t = l->tp;
+    double qw = (double)m->heads * m->head_dim / h;
+    double kvw = (double)m->kv_heads * m->head_dim / h;
+    /* attention: QKV input 2, Q 2qw, K and V 4kvw, proj input 2qw, mask 1 */
+    double attn_split = 2 * qw + 4 * kvw + 2 * qw;
+    double mlp_split;
+    double ffn = m->ffn_hidden;
+    if (m->moe_layers > 0 && m->layers > 0) {
+        double fm = m->moe_ffn_hidden;
+        double per = m->mlp_mats == 3 ? 6 * fm / h : 4 * fm / h;
+        double moe = per * (m->moe_topk + m->moe_shared);
+        double dense = m->mlp_mats == 3 ? 6 * ffn / h : 4 * ffn / h;
+        mlp_split = (moe * m->moe_layers + dense * m->dense_layers) / m->layers;
+    } else {
+        mlp_split = m->mlp_mats == 3 ? 6 * ffn / h : 4 * ffn / h;
+    }
+    double unsplit = 4 /* LN */ + 2 /* masks */ + 2 /* QKV in */
+                     + 2 /* MLP in */;
+    double split = attn_split + mlp_split;
+    /* 5as/h: scores 2, softmax-dropout mask 1, dropout output 2 */
+    *attn_term = 5.0 * m->heads * s / h / t;
+    return l->seq_par ? (unsplit + split) / t : unsplit + split / t;
+}
+
+double gp_train_act_layer_bytes (const struct gp_train_model *m,
+                                 const struct gp_layout *l, double seq_len,
+                                 int flash)
+{
+    /* micro-batch sequences, each split over cp */
+    double s = seq_len / l->cp;
+    double sbh = s * l->micro_batch * (double)m->hidden;
+    double attn_term;
+    double c = act_coeffs (m, l, s, &attn_term);
+    if (l->recompute == GP_RECOMP_FULL)
+        return 2.0 * sbh / (l->seq_par ? l->tp : 1);
+    if (l->recompute == GP_RECOMP_SELECTIVE || flash)
+        attn_term = 0;
+    return sbh * (c + attn_term);
+}
+
+/* The same without recompute: the working set of one layer. */
+static double act_layer_full (const struct gp_train_model *m,
+                              const struct gp_layout *l, double seq_len,
+                              int flash)
+{
+    double s = seq_len / l->cp;
+    double sbh = s * l->micro_batch * (double)m->hidden;
+    double attn_term;
+    double c = act_coeffs (m, l, s, &attn_term);
+    return sbh * (c + (flash ? 0 : attn_term));
+}
+
+void gp_train_memory (const struct gp_train_model *m,
+                      const struct gp_train_job *job,
+                      const struct gp_train_hw *hw,
+                      const struct gp_layout *l,
+                      struct gp_train_mem *o)
+{
+    memset (o, 0, sizeof *o);
+    double t = l->tp, pp = l->pp;
+    int Ls = (m->layers + l->pp - 1) / l->pp;
+    double dense_frac = m->layers ? (double)m->dense_layers / m->layers : 1;
+    double moe_frac = 1 - dense_frac;
+    double routed = m->moe_experts * m->expert_params;
+    double shared = m->moe_params - routed;
+    double layer_p = m->attn_params / t + dense_frac * m->mlp_params / t
+                     + moe_frac * (routed / (t * l->ep) + shared / t);
+    double emb = (double)m->vocab * m->hidden / t;
+    /* First stage: layers + input embedding (+ positions); with pp = 1 also
+     * the output layer when untied.
+     */
+    double P = Ls * layer_p + emb;
+    if (l->pp == 1 && m->embed_params > 1.5 * m->vocab * (double)m->hidden)
+        P += emb;
+    double shard = (double)l->dp * l->cp;
+    int sh = l->sharding;
+    int z3 = sh == GP_SHARD_ZERO3 || sh == GP_SHARD_FSDP;
+    /* Megatron style (none, ZeRO-1/2): 16-bit weights + fp32 main
+     * gradients + fp32 master and Adam states = 2 + 4 + 12 B.  DeepSpeed
+     * ZeRO-3 keeps 16-bit gradient partitions (ZeRO paper, Sec. 3: 2 + 2 +
+     * 12 B).  PyTorch FSDP keeps no persistent 16-bit copy: the fp32
+     * sharded parameter is the master (0 + 4 + 12 B).
+     */
+    double wb = sh == GP_SHARD_FSDP ? 0 : job->weight_bytes;
+    double gbytes = sh == GP_SHARD_ZERO3 && job->grad_bytes > 2
+                        ? 2
+                        : job->grad_bytes;
+    o->weights = wb * P / (z3 ? shard : 1);
+    o->grads = gbytes * P / (sh >= GP_SHARD_ZERO2 ? shard : 1);
+    o->optim = job->optim_bytes * P / (sh >= GP_SHARD_ZERO1 ? shard : 1);
+
+    double a_layer = gp_train_act_layer_bytes (m, l, job->seq_len,
+                                               job->flash_attn);
+    double mbs = job->global_batch / ((double)l->dp * l->micro_batch);
+    double inflight = pp > 1 ? (mbs < pp ? mbs : pp) : 1;
+    double interleave = l->vpp > 1 ? 1 + (pp - 1) / (pp * l->vpp) : 1;
+    double act = a_layer * Ls * inflight * interleave;
+    if (l->recompute == GP_RECOMP_FULL)
+        act += act_layer_full (m, l, job->seq_len, job->flash_attn);
+    o->activations = act;
+    /* fp32 logits and their gradient on the last stage (counted when it
+     * is also the first, pp = 1; otherwise the last stage holds fewer
+     * micro-batches and is lighter).
+     */
+    double tok = job->seq_len / l->cp * l->micro_batch;
+    if (l->pp == 1)
+        o->logits = 4.0 * 2 * tok * m->vocab / t;
+    /* Buffers: ZeRO-3/FSDP gather two layers ahead; TP/SP exchange one
+     * h-wide tensor.
+     */
+    /* ZeRO-3/FSDP: the gathered layer being computed plus prefetch, at
+     * most two layers and at most DeepSpeed's default live-parameter
+     * budget (stage3_max_live_parameters = 1e9) beyond one layer.
+     */
+    if (z3) {
+        double live = layer_p > 1e9 ? layer_p : 1e9;
+        if (live > 2 * layer_p)
+            live = 2 * layer_p;
+        o->buffers += job->weight_bytes * live;
+    }
+    o->buffers += 2.0 * tok * m->hidden * 2;
+    double sub = o->weights + o->grads + o->optim + o->activations
+                 + o->logits + o->buffers;
+    /* Runtime: CUDA context + NCCL (hw->runtime_bytes) and 5 % allocator
+     * fragmentation (docs/model/training.md).
+     */
+    o->runtime = hw->runtime_bytes + 0.05 * sub;
+    o->total = sub + o->runtime;
+    o->capacity = hw->mem_bytes;
+    o->headroom = o->capacity - o->total;
+    o->fits = o->capacity <= 0 || o->headroom >= 0;
+}
+
+/* ============================= step time ============================== */
+
+/* Time of one GEMM (M x N x K) on 'hw': compute at a shape-dependent
+ * efficiency, bounded below by its HBM traffic, plus a kernel overhead.
+ */
+/* Share of ZeRO-3/FSDP parameter traffic hidden under compute, and of
+ * the gradient reduction hidden under the last backward (frameworks
+ * prefetch one layer ahead and bucket gradients; docs/model/training.md).
+ */
+#define ZERO3_OVERLAP 0.7
+#define GRAD_OVERLAP 0.9
+
+static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
+                             double K)
+{
+    const struct gp_train_eff *e = &hw->eff;
+    double d = e->gemm_dim_half;
+    double eff = e->gemm_max / (1.0 + d / M + d / N + d / K);
+    double tc = 2.0 * M * N * K / (hw->peak_flops * eff);
+    double tm = 2.0 * (M * K + K * N + M * N) / (hw->mem_bw * e->hbm);
+    double t = (tc > tm ? tc : tm) + e->kernel_s;
+    /* FP8 (Transformer Engine recipes): both inputs are cast from BF16
+     * first, reading 2 and writing 1 byte per element, plus an amax
+     * reduction: a separate memory-bound kernel.
+     */
+    if (hw->fp8)
+        t += 3.0 * (M * K + K * N) / (hw->mem_bw * e->hbm) + e->kernel_s;
+    return t;
+}
+
+/* Ring all-reduce of 'bytes' over 'n' ranks at bus bandwidth 'bw':
+ * 2(n-1)/n * bytes / bw + latency (ring or tree, whichever is smaller).
+ */
+static inline double allreduce_s (double bytes, double n, double bw,
+                                  double lat)
+{
+    if (n <= 1)
+        return 0;
+    double ring = 2.0 * (n - 1) * lat, tree = 2.0 * log2 (n) * lat;
+    return 2.0 * (n - 1) / n * bytes / bw + (ring < tree ? ring : tree);
+}
+
+/* All-gather or reduce-scatter: half an all-reduce. */
+static inline double gather_s (double bytes, double n, double bw, double lat)
+{
+    if (n <= 1)
+        return 0;
+    return (n - 1) / n * bytes / bw + (n - 1) * lat;
+}
+
+void gp_train_time (const struct gp_train_model *m,
+                    const struct gp_train_job *job,
+                    const struct gp_train_hw *hw,
+                    const struct gp_layout *l,
+                    struct gp_train_time *o)
+{
+    memset (o, 0, sizeof *o);
+    const struct gp_train_eff *e = &hw->eff;
+    double t = l->tp, pp = l->pp, cp = l->cp, dp = l->dp, ep = l->ep;
+    double h = m->hidden, s = job->seq_len;
+    double T = s / cp * l->micro_batch; /* tokens per micro-batch per GPU */
+    double qd = (double)m->heads * m->head_dim, kvd = 2.0 * m->kv_heads
+                                                     * m->head_dim;
+    int Ls = (m->layers + l->pp - 1) / l->pp;
+    double nmb = job->global_batch / (dp * l->micro_batch);
+    double dense_frac = m->layers ? (double)m->dense_layers / m->layers : 1;
+    double moe_frac = 1 - dense_frac;
+    int rec = l->recompute;
+
+    /* --- GEMMs of one layer, forward, one micro-batch --- */
+    double g = gemm_s (hw, T, (qd + kvd) / t, h) + gemm_s (hw, T, h, qd / t);
+    double gd = 0, gm = 0;
+    if (dense_frac > 0) {
+        double f = m->ffn_hidden / t;
+        gd = gemm_s (hw, T, f * (m->mlp_mats - 1), h) + gemm_s (hw, T, h, f);
+    }
+    if (moe_frac > 0) {
+        double fm = m->moe_ffn_hidden / t;
+        double local = (double)m->moe_experts / ep;
+        double tpe = T * ep * m->moe_topk / m->moe_experts;
+        if (tpe < 1)
+            tpe = 1;
+        gm = local * (gemm_s (hw, tpe, fm * (m->mlp_mats - 1), h)
+                      + gemm_s (hw, tpe, h, fm));
+        if (m->moe_shared > 0) {
+            double fs = fm * m->moe_shared;
+            gm += gemm_s (hw, T, fs * (m->mlp_mats - 1), h)
+                  + gemm_s (hw, T, h, fs);
+        }
+        gm += gemm_s (hw, T, m->moe_experts, h); /* router */
+    }
+    double gemm_f = g + dense_frac * gd + moe_frac * gm;
+
+    /* --- attention core (per micro-batch, one layer, forward) --- */
+    double attn_flops = 4.0 * l->micro_batch * (s / cp) * s * qd / t;
+    double attn_f;
+    double mem_extra = 0;
+    if (job->flash_attn) {
+        attn_f = 0.5 * attn_flops / (hw->peak_flops * e->attn) + e->kernel_s;
+    } else {
+        /* unfused: batched GEMMs on the full s x s scores, softmax,
+         * mask and dropout through HBM (5 a s^2 b / t bytes written
+         * and read).
+         */
+        double hd = m->head_dim;
+        double bmm_eff = e->gemm_max / (1 + e->gemm_dim_half / hd
+                                        + 2 * e->gemm_dim_half / s);
+        attn_f = attn_flops / (hw->peak_flops * bmm_eff) + 2 * e->kernel_s;
+        mem_extra = 2.0 * 5.0 * m->heads * (s / cp) * s * l->micro_batch / t
+                    / (hw->mem_bw * e->hbm);
+    }
+    double attn_b = 2.0 * attn_f;
+    if (job->flash_attn)
+        attn_b = 2.5 * attn_f; /* flash backward recomputes the scores */
+
+    /* --- memory-bound element-wise work: every stored activation is
+     * written once and read twice in forward (MEM_PASSES = 3), twice
+     * that in backward ---
+     */
+    struct gp_layout nl = *l;
+    nl.recompute = GP_RECOMP_SELECTIVE;
+    double act = gp_train_act_layer_bytes (m, &nl, s, 1);
+    double mem_f = 3.0 * act / (hw->mem_bw * e->hbm) + mem_extra
+                   + 10 * e->kernel_s;
+
+    /* --- TP collectives: 2 per layer forward, 2 backward, of T*h 16-bit
+     * elements; SP replaces all-reduce by all-gather + reduce-scatter of
+     * the same volume ---
+     */
+    double tp_f = 0;
+    if (t > 1) {
+        int in_dom = l->tp <= hw->scale_up_domain;
+        double bw = in_dom ? hw->scale_up_bw * e->scale_up
+                           : hw->scale_out_bw * e->scale_out / hw->oversub;
+        double lat = in_dom ? 2e-6 : hw->scale_out_lat_s;
+        tp_f = 2.0 * allreduce_s (T * h * 2, t, bw, lat);
+    }
+    /* --- CP: ring exchange of K,V overlapped with attention --- */
+    double cp_f = 0;
+    if (cp > 1) {
+        int in_dom = l->tp * l->cp <= hw->scale_up_domain;
+        double bw = in_dom ? hw->scale_up_bw * e->scale_up
+                           : hw->scale_out_bw * e->scale_out / hw->oversub;
+        double kv_bytes = T * kvd / t * 2 * (cp - 1);
+        double c = kv_bytes / bw;
+        cp_f = c > attn_f ? c - attn_f : 0;
+    }
+    /* --- EP all-to-all: dispatch and combine, forward and backward --- */
+    double ep_f = 0;
+    if (moe_frac > 0 && ep > 1) {
+        int in_dom = l->tp * l->ep <= hw->scale_up_domain;
+        double bw = in_dom ? hw->scale_up_bw * e->scale_up
+                           : hw->scale_out_bw * e->scale_out / hw->oversub;
+        double bytes = T * m->moe_topk * h * 2 / t * (ep - 1) / ep;
+        ep_f = moe_frac * 2.0 * (bytes / bw + ep * 2e-6);
+    }
+
+    double fwd = gemm_f + attn_f + mem_f + tp_f + cp_f + ep_f;
+    double bwd = 2.0 * gemm_f + attn_b + 2.0 * mem_f + tp_f + 2 * cp_f
+                 + ep_f;
+    double recomp = 0;
+    if (rec == GP_RECOMP_FULL)
+        recomp = fwd;
+    else if (rec == GP_RECOMP_SELECTIVE && !job->flash_attn)
+        recomp = attn_f;
+    double layer_mb = fwd + bwd + recomp;
+
+    /* --- embedding and logits on the last stage --- */
+    double V = m->vocab;
+    double logit_f = gemm_s (hw, T, V / t, h)
+                     + 3.0 * T * V / t * 4 / (hw->mem_bw * e->hbm);
+    double logit_mb = 3.0 * logit_f;
+
+    double stage_mb = Ls * layer_mb + logit_mb;
+
+    /* --- pipeline: (m + (p-1)/v) stage slots; P2P of one activation per
+     * micro-batch and virtual stage each way ---
+     */
+    double bubble = pp > 1 ? (pp - 1) / l->vpp * stage_mb : 0;
+    double p2p = 0;
+    if (pp > 1) {
+        double bytes = T * h * 2 / (l->seq_par ? t : 1);
+        double bw = hw->scale_out_bw * e->scale_out;
+        p2p = nmb * l->vpp * 2.0 * (bytes / bw + hw->scale_out_lat_s);
+    }
+
+    /* --- data parallel: gradients (and ZeRO parameters) --- */
+    double layer_p = m->attn_params / t + dense_frac * m->mlp_params / t
+                     + moe_frac * (m->moe_experts * m->expert_params
+                                       / (t * ep)
+                                   + (m->moe_params
+                                      - m->moe_experts * m->expert_params)
+                                         / t);
+    double P = Ls * layer_p + V * h / t;
+    double nd = dp * cp; /* Megatron reduces gradients over dp x cp */
+    double dp_exposed = 0;
+    if (nd > 1) {
+        int per_node = hw->gpus_per_node / (l->tp * l->cp);
+        if (per_node < 1)
+            per_node = 1;
+        double d_in = nd < per_node ? nd : per_node;
+        double bw;
+        if (d_in >= nd && l->tp * l->cp * nd <= hw->scale_up_domain)
+            bw = hw->scale_up_bw * e->scale_up;
+        else {
+            bw = d_in * hw->scale_out_bw * e->scale_out / hw->oversub;
+            double up = hw->scale_up_bw * e->scale_up;
+            if (bw > up)
+                bw = up;
+        }
+        double lat = hw->scale_out_lat_s;
+        double gb = job->grad_bytes > 2 ? 2 : job->grad_bytes; /* bf16 RS */
+        int sh = l->sharding;
+        if (sh == GP_SHARD_ZERO3 || sh == GP_SHARD_FSDP) {
+            /* per micro-batch: gather params forward and backward,
+             * reduce-scatter gradients, layer by layer over the whole DP
+             * world; prefetched under that micro-batch's compute up to
+             * ZERO3_OVERLAP.  PyTorch FSDP runs them as NCCL collectives
+             * over all NICs of a node; DeepSpeed ZeRO-3 gathers per
+             * parameter partition, which we model at one NIC per GPU.
+             */
+            double bw3 = bw;
+            if (sh == GP_SHARD_ZERO3 && nd > d_in)
+                bw3 = hw->scale_out_bw * e->scale_out / hw->oversub;
+            double c = 2.0 * gather_s (job->weight_bytes * P, nd, bw3, lat)
+                       + gather_s (gb * P, nd, bw3, lat);
+            double win = Ls * (fwd + bwd + recomp);
+            double hid = ZERO3_OVERLAP * (c < win ? c : win);
+            dp_exposed = nmb * (c - hid);
+        } else {
+            double c;
+            if (sh == GP_SHARD_NONE)
+                c = allreduce_s (gb * P, nd, bw, lat);
+            else /* reduce-scatter grads + all-gather updated params */
+                c = gather_s (gb * P, nd, bw, lat)
+                    + gather_s (job->weight_bytes * P, nd, bw, lat);
+            /* overlapped with the last micro-batch's backward */
+            double win = Ls * bwd;
+            dp_exposed = c - GRAD_OVERLAP * (c < win ? c : win);
+        }
+    }
+
+    /* --- optimizer: Adam reads and writes every state it holds --- */
+    double shard = l->sharding >= GP_SHARD_ZERO1 ? nd : 1;
+    double opt_bytes = 2.0 * (job->weight_bytes + job->grad_bytes
+                              + job->optim_bytes) * P / shard;
+    double optim = opt_bytes / (hw->mem_bw * e->hbm);
+
+    o->gemm_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * gemm_f;
+    o->attn_s = nmb * Ls * (attn_f + attn_b
+                            + (rec != GP_RECOMP_NONE ? attn_f : 0));
+    o->mem_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * mem_f
+               + nmb * logit_mb;
+    o->tp_comm_s = nmb * Ls * (2.0 + (rec == GP_RECOMP_FULL)) * tp_f;
+    o->cp_comm_s = nmb * Ls * 3.0 * cp_f;
+    o->ep_comm_s = nmb * Ls * (2.0 + (rec == GP_RECOMP_FULL)) * ep_f;
+    o->pp_bubble_s = bubble;
+    o->pp_p2p_s = p2p;
+    o->dp_comm_s = dp_exposed;
+    o->optim_s = optim;
+    o->step_s = nmb * stage_mb + bubble + p2p + dp_exposed + optim;
+    o->overhead_s = o->step_s - (o->gemm_s + o->attn_s + o->mem_s
+                                 + o->tp_comm_s + o->cp_comm_s + o->ep_comm_s
+                                 + bubble + p2p + dp_exposed + optim);
+    if (o->overhead_s < 0)
+        o->overhead_s = 0;
+    double n_gpus = t * pp * cp * dp;
+    o->tokens_per_step = job->global_batch * s;
+    o->tokens_per_s = o->tokens_per_step / o->step_s;
+    o->tokens_per_s_per_gpu = o->tokens_per_s / n_gpus;
+    o->model_flops_per_token = gp_train_model_flops_per_token (m, s);
+    double attn_fpt = 12.0 * m->layers * s * qd;
+    o->hw_flops_per_token = o->model_flops_per_token;
+    if (rec == GP_RECOMP_FULL)
+        o->hw_flops_per_token += o->model_flops_per_token / 3.0;
+    else if (rec == GP_RECOMP_SELECTIVE)
+        o->hw_flops_per_token += attn_fpt / 3.0;
+    o->model_flops_per_gpu = o->model_flops_per_token
+                             * o->tokens_per_s_per_gpu;
+    if (hw->peak_flops > 0) {
+        o->mfu = o->model_flops_per_gpu / hw->peak_flops;
+        o->hfu = o->hw_flops_per_token * o->tokens_per_s_per_gpu
+                 / hw->peak_flops;
+    }
+}
+
+int gp_train_eval (const struct gp_train_model *m,
+                   const struct gp_train_job *job,
+                   const struct gp_train_hw *hw,
+                   const struct gp_layout *l,
+                   struct gp_train_result *out,
+                   gp_error_t *err)
+{
+    int rc = gp_train_check (m, job, l, err);
+    if (rc)
+        return rc;
+    out->layout = *l;
+    gp_train_memory (m, job, hw, l, &out->mem);
+    gp_train_time (m, job, hw, l, &out->time);
+    return 0;
+}
+
+/* ============================ reliability ============================= */
+
+void gp_reliability_eval (const struct gp_reliability_in *in,
+                          struct gp_reliability *o)
+{
+    memset (o, 0, sizeof *o);
+    double rate = in->fail_per_gpu_hour > 0 ? in->fail_per_gpu_hour
+                                            : GP_FAIL_PER_GPU_HOUR_DEFAULT;
+    double n = in->n_gpus > 0 ? in->n_gpus : 1;
+    double M = 3600.0 / (rate * n);
+    o->mtbf_s = M;
+    double d = in->storage_bw > 0 ? in->ckpt_bytes / in->storage_bw : 0;
+    o->ckpt_write_s = d;
+    /* Daly 2006, eq. 37: tau = sqrt(2 d M) [1 + sqrt(d/2M)/3 + d/(18M)] - d
+     * for d < 2M, else M.
+     */
+    double tau;
+    if (d <= 0)
+        tau = 0;
+    else if (d < 2 * M)
+        tau = sqrt (2 * d * M) * (1 + sqrt (d / (2 * M)) / 3 + d / (18 * M))
+              - d;
+    else
+        tau = M;
+    o->interval_s = tau;
+    /* lost fraction: checkpoint writes d/(tau+d), plus per failure the
+     * restart R and on average half an interval of lost work.
+     */
+    double R = in->restart_s;
+    double ov = (tau > 0 ? d / (tau + d) : 0) + (R + (tau + d) / 2) / M;
+    if (ov > 1)
+        ov = 1;
+    o->overhead = ov;
+    o->goodput = 1 - ov;
+    /* storage bandwidth so that checkpointing costs <= target: with
+     * Young's interval d/tau = sqrt(d/(2M))... solve d/tau + tau/(2M) =
+     * target at the optimum: 2*sqrt(d/(2M)) = target -> d = M*target^2/2.
+     */
+    double tgt = in->target_overhead > 0 ? in->target_overhead : 0.05;
+    double dmax = M * tgt * tgt / 2;
+    o->storage_bw_needed = dmax > 0 ? in->ckpt_bytes / dmax : 0;
+}
+
+void gp_train_reliability (const struct gp_train_model *m,
+                           const struct gp_train_job *job,
+                           double n_gpus,
+                           int gpus_per_node,
+                           struct gp_reliability *out)
+{
+    struct gp_reliability_in ri;
+    memset (&ri, 0, sizeof ri);
+    ri.n_gpus = n_gpus;
+    ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
+    ri.storage_bw = 2e9 * n_gpus / (gpus_per_node > 0 ? gpus_per_node : 8);
+    ri.restart_s = 900;
+    ri.target_overhead = 0.05;
+    gp_reliability_eval (&ri, out);
+}
