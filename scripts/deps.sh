@@ -12,6 +12,7 @@ PKGS=(
   libglpk-dev                        # linear programs: fleet-mix optimisation (GLPK)
   python3                            # golden/CLI test drivers, data checks
   python3-yaml python3-jsonschema    # validating exported manifests against CRD schemas
+  chromium                           # headless browser test of the HTML plan report
 )
 missing=()
 for p in "${PKGS[@]}"; do

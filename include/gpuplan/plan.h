@@ -1,0 +1,319 @@
+/* gpuplan/plan.h - the capacity plan: a team portfolio (training runs,
+ * recurring fine-tunes and experiments, inference services), constraints
+ * and candidate designs (on-prem builds, cloud fleets under each pricing
+ * model) in; per design the compute, network, storage, power, cost,
+ * supporting infrastructure and multi-tenancy figures out, plus the
+ * recommendation, a decision log and a sensitivity analysis.
+ *
+ * The spec format is documented in docs/formats/plan.md; the model behind
+ * every figure in docs/model/cost.md and docs/model/infrastructure.md.
+ * Compute sizing comes from the training and inference planners and the
+ * multi-tenant behaviour from the cluster simulator; where one of those is
+ * not available the figure is reported as not yet supported (GP_ENOTSUP),
+ * never replaced by a stand-in number.
+ */
+#ifndef GPUPLAN_PLAN_H
+#define GPUPLAN_PLAN_H
+
+#include <stddef.h>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/cost.h"
+#include "gpuplan/error.h"
+#include "gpuplan/spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP_PLAN_NAME 64
+#define GP_PLAN_TEXT 256
+#define GP_PLAN_MAX_TEAMS 32
+#define GP_PLAN_MAX_WORKLOADS 64
+#define GP_PLAN_MAX_OPTION_SPECS 32
+#define GP_PLAN_MAX_OPTIONS 96
+#define GP_PLAN_MAX_PERIODS 120   /* months: horizon up to 10 years */
+#define GP_PLAN_MAX_ASSUMPTIONS 48
+#define GP_PLAN_MAX_SOURCES 48
+#define GP_PLAN_MAX_LOG 160
+#define GP_PLAN_MAX_SENS 12
+
+/* ------------------------------ the spec ------------------------------ */
+
+struct gp_plan_team {
+    char name[GP_PLAN_NAME];
+    int priority;
+    double weight;              /* fair-share weight (default 1) */
+    double quota_share;         /* wished share of the cluster, 0 = none */
+};
+
+enum gp_wl_kind {
+    GP_WL_TRAINING,             /* one run: tokens by a deadline */
+    GP_WL_RECURRING,            /* fine-tunes / experiments: runs/month */
+    GP_WL_INFERENCE,            /* a service: traffic, growth, SLOs */
+};
+
+const char *gp_wl_kind_str (enum gp_wl_kind k);
+
+struct gp_plan_workload {
+    enum gp_wl_kind kind;
+    char name[GP_PLAN_NAME];
+    char team[GP_PLAN_NAME];
+    char model[GP_PLAN_NAME];   /* model zoo id */
+    double params;              /* total parameters (from the zoo), 0 = ? */
+    char precision[16];         /* bf16, fp8 */
+    /* training and recurring */
+    double tokens;              /* per run */
+    double deadline_s;          /* training: wall-clock limit */
+    double start_month;         /* training: month the run starts */
+    double runs_per_month;      /* recurring */
+    double seq_len;             /* tokens per sequence */
+    double global_batch;        /* sequences per step (0 = planner picks) */
+    double dataset_bytes;       /* data kept hot for this workload */
+    char trace[GP_PLAN_TEXT];   /* recurring: a job trace instead ("") */
+    /* inference */
+    double requests_per_s;      /* at the start of the horizon */
+    double input_tokens, output_tokens;   /* per request */
+    double growth_per_quarter;  /* traffic growth, 0.1 = +10 %/quarter */
+    double ttft_s, tpot_s;      /* SLO targets (p99) */
+    int line, col;              /* position in the spec */
+};
+
+enum gp_option_kind {
+    GP_OPT_ONPREM,
+    GP_OPT_CLOUD,
+};
+
+const char *gp_option_kind_str (enum gp_option_kind k);
+
+/* A candidate as written in the spec; one spec gives one design option per
+ * pricing model for clouds.
+ */
+struct gp_plan_option_spec {
+    char name[GP_PLAN_NAME];
+    enum gp_option_kind kind;
+    char accel_id[GP_PLAN_NAME];
+    const struct gp_accel *accel;       /* resolved */
+    char instance[GP_PLAN_NAME];        /* cloud */
+    char region[GP_PLAN_NAME];          /* cloud; "" = first in catalog */
+    const struct gp_instance *inst;     /* resolved (cloud) */
+    int gpus_per_node;
+    long long gpus;             /* fixed size; 0 = sized from workloads */
+    double node_w;              /* 0 = from the catalog */
+    double node_capex;          /* USD; 0 = from the catalog */
+    char switch_id[32];         /* catalog part id of the fabric switch */
+    double oversub;
+    int nics_per_gpu;
+    int liquid;                 /* cooling: 1 liquid, 0 air */
+    unsigned pricing;           /* bit (1 << enum gp_pricing) */
+    int line, col;
+};
+
+struct gp_plan_constraints {
+    double budget_usd;          /* over the horizon; 0 = none */
+    double power_w;             /* datacenter IT power; 0 = none */
+    double rack_w_air;          /* per rack; 0 = catalog default */
+    double rack_w_liquid;
+    int floor_racks;            /* 0 = none */
+    char clouds[4][16];         /* allowed clouds; empty = all */
+    size_t n_clouds;
+    unsigned terms;             /* allowed reservations: bit 1 = 1y, 2 = 3y;
+                                 * default both */
+    double min_availability;    /* 0 = none */
+};
+
+/* A number the plan uses that is not in the catalog: a documented
+ * assumption with its source (docs/model/cost.md), overridable in the
+ * spec's 'assumptions:' mapping.
+ */
+struct gp_assumption {
+    const char *key;
+    double value;
+    const char *unit;
+    const char *source;
+    int overridden;             /* set by the spec */
+    int used;                   /* read while planning */
+};
+
+/* A catalog value the plan used, with its source (for the report). */
+struct gp_plan_source {
+    char what[GP_PLAN_TEXT];    /* "qm9700 ports" */
+    double value;
+    char unit[32];
+    char source[GP_PLAN_TEXT];
+    char date[96];
+};
+
+struct gp_plan_spec {
+    char name[GP_PLAN_NAME];
+    char file[GP_PLAN_TEXT];
+    double horizon_years;
+    char policy[32];            /* scheduling policy for the simulation */
+    struct gp_plan_team teams[GP_PLAN_MAX_TEAMS];
+    size_t n_teams;
+    struct gp_plan_workload workloads[GP_PLAN_MAX_WORKLOADS];
+    size_t n_workloads;
+    struct gp_plan_option_spec options[GP_PLAN_MAX_OPTION_SPECS];
+    size_t n_options;
+    struct gp_plan_constraints cons;
+    struct gp_assumption assume[GP_PLAN_MAX_ASSUMPTIONS];
+    size_t n_assume;
+};
+
+/* Load a plan spec from 'doc', resolving accelerators, instances and models
+ * against 'cat' (and the model zoo).  Returns a spec the caller frees with
+ * gp_plan_spec_destroy(), or NULL with 'err' naming file:line:col and the
+ * field (GP_EINVAL / GP_ENOTFOUND).
+ */
+struct gp_plan_spec *gp_plan_spec_from_doc (const struct gp_doc *doc,
+                                            const struct gp_catalog *cat,
+                                            gp_error_t *err);
+void gp_plan_spec_destroy (struct gp_plan_spec *s);
+
+/* The assumption 'key' of 's' (marks it used); NAN when unknown. */
+double gp_plan_assume (struct gp_plan_spec *s, const char *key);
+
+/* ------------------------------ the result ---------------------------- */
+
+/* Status of one part of an option's figures. */
+struct gp_part_status {
+    int code;                   /* 0, GP_ENOTSUP, GP_EINFEASIBLE, ... */
+    char text[GP_PLAN_TEXT];    /* why, when code != 0 */
+};
+
+struct gp_plan_quota {
+    char team[GP_PLAN_NAME];
+    long long gpus;             /* nominal quota */
+    double share;
+    /* simulated (when o->sim.code == 0) */
+    size_t jobs;
+    double wait_mean_s, wait_p95_s, wait_max_s;
+    double used_share;          /* share of GPU-seconds received */
+};
+
+struct gp_plan_option {
+    char name[96];
+    enum gp_option_kind kind;
+    enum gp_pricing pricing;    /* cloud */
+    int spec_index;
+    char accel_id[GP_PLAN_NAME];
+    char instance[GP_PLAN_NAME];
+    char region[GP_PLAN_NAME];
+    char cloud[16];
+
+    /* compute */
+    struct gp_part_status compute;
+    char compute_basis[GP_PLAN_TEXT];  /* where the GPU count comes from */
+    long long gpus, nodes;
+    int gpus_per_node;
+    int scale_up_domain;
+    long long scale_up_domains;
+    double demand_gpus[GP_PLAN_MAX_PERIODS];   /* per month */
+    size_t n_periods;
+
+    /* network */
+    struct gp_part_status network;
+    int cloud_fabric;           /* 1: the cloud's fabric, not sized here */
+    char fabric_name[GP_PLAN_NAME];
+    struct gp_fabric fabric;
+    double need_bw_per_gpu;     /* byte/s the workloads need; 0 = unknown */
+
+    /* storage */
+    struct gp_part_status storage;
+    struct gp_storage stor;
+    char storage_stack[GP_PLAN_TEXT];
+
+    /* power */
+    struct gp_part_status power;
+    struct gp_power pow;
+    double node_w;
+
+    /* cost */
+    struct gp_part_status cost;
+    struct gp_onprem_cost onprem;
+    double capex_usd;
+    double capex_servers, capex_network, capex_storage;
+    double cloud_compute_usd, cloud_storage_usd;
+    double commit_usd, on_demand_usd, spot_usd;
+    double tco_usd;             /* over the horizon */
+    double usd_per_gpu_hour;    /* TCO / GPU-hours provisioned */
+    double usd_per_used_gpu_hour;  /* TCO / GPU-hours demanded */
+    double breakeven_util;      /* on-prem vs on-demand of same GPU (0 ?) */
+    double cum_cost[GP_PLAN_MAX_PERIODS];  /* cumulative USD per month */
+    double spot_overhead;
+    struct gp_part_status unit_costs;   /* per run, per 1M tokens */
+    double usd_per_run;         /* first training workload; 0 = unknown */
+    double usd_per_mtok;        /* first inference workload; 0 = unknown */
+
+    /* supporting infrastructure and stack */
+    int head_nodes, mgmt_nodes, cpu_nodes;
+    char scale_tier[GP_PLAN_NAME];
+    char stack[GP_PLAN_TEXT];
+    char stack_why[GP_PLAN_TEXT];
+
+    /* multi-tenancy */
+    struct gp_plan_quota quotas[GP_PLAN_MAX_TEAMS];
+    size_t n_quotas;
+    struct gp_part_status sim;
+    double utilization;         /* simulated; 0 = unknown */
+    double wait_p95_s;          /* simulated, all jobs */
+    double starve_max_wait_s;   /* longest wait of a large job */
+    double jain_index;          /* fairness over teams */
+    size_t sim_jobs;
+    size_t sim_unfinished;      /* jobs that never ran or never fit */
+
+    /* constraints */
+    int feasible;               /* all checked constraints hold */
+    char violation[GP_PLAN_TEXT];
+    int complete;               /* every part computed */
+};
+
+struct gp_sens_row {
+    char param[GP_PLAN_NAME];   /* "price +-20%" */
+    double low_delta, high_delta;       /* the factor applied */
+    double tco_low, tco_high;   /* of the recommended option */
+    char rec_low[96], rec_high[96];     /* recommendation under each */
+    struct gp_part_status status;
+};
+
+struct gp_plan_result {
+    char name[GP_PLAN_NAME];
+    double horizon_years;
+    size_t n_periods;
+    struct gp_plan_option options[GP_PLAN_MAX_OPTIONS];
+    size_t n_options;
+    int recommended;            /* index, or -1 */
+    char reason[512];
+    char log[GP_PLAN_MAX_LOG][GP_PLAN_TEXT];   /* decision log lines */
+    size_t n_log;
+    struct gp_sens_row sens[GP_PLAN_MAX_SENS];
+    size_t n_sens;
+    struct gp_assumption assume[GP_PLAN_MAX_ASSUMPTIONS];
+    size_t n_assume;
+    struct gp_plan_source sources[GP_PLAN_MAX_SOURCES];
+    size_t n_sources;
+    struct gp_plan_team teams[GP_PLAN_MAX_TEAMS];
+    size_t n_teams;
+};
+
+/* Build every option of 'spec', cost it, check the constraints, pick the
+ * recommendation and run the sensitivity analysis.  Returns a result the
+ * caller frees with gp_plan_result_destroy(), or NULL with 'err' set.
+ * A result with recommended == -1 and options that are all infeasible is
+ * still returned; gp_plan_status() says what the exit status should be.
+ */
+struct gp_plan_result *gp_plan_run (struct gp_plan_spec *spec,
+                                    const struct gp_catalog *cat,
+                                    gp_error_t *err);
+void gp_plan_result_destroy (struct gp_plan_result *r);
+
+/* 0 when an option is recommended; GP_EINFEASIBLE with the reason when
+ * every option violates a constraint; GP_ENOTSUP when no option could be
+ * completed because a planner it needs is not yet supported.
+ */
+int gp_plan_status (const struct gp_plan_result *r, gp_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUPLAN_PLAN_H */

@@ -1,0 +1,111 @@
+/* tco.c - on-prem capex/opex and TCO, cloud pricing models, the spot
+ * interruption overhead, cost per GPU-hour and build-vs-buy break-even.
+ *
+ * On-prem capex is charged straight-line over its depreciation life, so a
+ * horizon shorter than the life carries the depreciated share and a longer
+ * one pays for refreshes pro rata.  Support and staff are documented shares
+ * of hardware capex per year; space is charged per kW of IT per month.
+ * Formulas and sources: docs/model/cost.md.
+ */
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/cost.h"
+
+static const char *const pricing_names[GP_N_PRICING] = {
+    "on_demand", "reserved_1y", "reserved_3y", "spot", "mix",
+};
+
+const char *gp_pricing_str (enum gp_pricing p)
+{
+    if ((unsigned)p < GP_N_PRICING)
+        return pricing_names[p];
+    return "?";
+}
+
+int gp_pricing_parse (const char *s, enum gp_pricing *out, gp_error_t *err)
+{
+    for (int i = 0; s && i < GP_N_PRICING; i++) {
+        if (strcasecmp (s, pricing_names[i]) == 0) {
+            *out = (enum gp_pricing)i;
+            return 0;
+        }
+    }
+    return gp_errprintf (err, GP_EINVAL,
+                         "unknown pricing model '%s' (on_demand, reserved_1y, "
+                         "reserved_3y, spot, mix)",
+                         s ? s : "");
+}
+
+static int bad (double v)
+{
+    return !(v >= 0) || !isfinite (v);
+}
+
+int gp_onprem_cost (const struct gp_onprem_in *in,
+                    struct gp_onprem_cost *out,
+                    gp_error_t *err)
+{
+    if (!in || !out)
+        return gp_errprintf (err, GP_EINVAL, "on-prem cost: missing argument");
+    if (bad (in->capex_servers) || bad (in->capex_network)
+        || bad (in->capex_storage) || bad (in->capex_facility)
+        || !(in->depreciation_years > 0) || !(in->horizon_years > 0)
+        || bad (in->energy_usd_year) || bad (in->support_share)
+        || bad (in->space_usd_kw_month) || bad (in->it_kw)
+        || bad (in->staff_share) || in->n_gpus < 1)
+        return gp_errprintf (err, GP_EINVAL,
+                             "on-prem cost: amounts must be >= 0, "
+                             "depreciation and horizon > 0, GPUs >= 1");
+    struct gp_onprem_cost c = {0};
+    double hw = in->capex_servers + in->capex_network + in->capex_storage;
+    c.capex = hw + in->capex_facility;
+    c.depreciation_year = c.capex / in->depreciation_years;
+    c.power_year = in->energy_usd_year;
+    c.support_year = in->support_share * hw;
+    c.staff_year = in->staff_share * hw;
+    c.space_year = in->space_usd_kw_month * in->it_kw * 12;
+    c.opex_year = c.power_year + c.support_year + c.space_year + c.staff_year;
+    c.capex_charged = c.capex * in->horizon_years / in->depreciation_years;
+    c.tco = c.capex_charged + c.opex_year * in->horizon_years;
+    c.gpu_hours = (double)in->n_gpus * GP_HOURS_PER_YEAR * in->horizon_years;
+    c.usd_per_gpu_hour = c.tco / c.gpu_hours;
+    *out = c;
+    return 0;
+}
+
+double gp_spot_overhead (double rate_per_node_hour,
+                         double nodes,
+                         double ckpt_interval_s,
+                         double restart_s)
+{
+    if (!(rate_per_node_hour > 0) || !(nodes > 0))
+        return 0;
+    double lost_h = (ckpt_interval_s / 2 + restart_s) / 3600;
+    return rate_per_node_hour * nodes * lost_h;
+}
+
+double gp_effective_price (double price, double overhead)
+{
+    if (overhead >= 1)
+        return INFINITY;
+    return price / (1 - overhead);
+}
+
+double gp_cost_per_gpu_hour (double cost_year, long long n_gpus, double util)
+{
+    if (!(cost_year > 0) || n_gpus < 1 || !(util > 0))
+        return 0;
+    return cost_year / ((double)n_gpus * GP_HOURS_PER_YEAR * util);
+}
+
+double gp_breakeven_util (double cost_year,
+                          long long n_gpus,
+                          double cloud_usd_gpu_hour)
+{
+    if (!(cost_year > 0) || n_gpus < 1 || !(cloud_usd_gpu_hour > 0))
+        return 0;
+    return cost_year / ((double)n_gpus * GP_HOURS_PER_YEAR
+                        * cloud_usd_gpu_hour);
+}

@@ -1,0 +1,461 @@
+/* compute.c - the integration layer between the plan and the planners
+ * that size compute: the training planner (layout search, step time,
+ * reliability; train.h), the inference planner (layout and replica sizing
+ * for SLOs; infer.h) and the cluster simulator (sim.h, policy.h,
+ * trace.h).  The plan never models that physics itself: this file only
+ * turns the portfolio into planner inputs and their answers into a demand
+ * curve (GPUs per month), job sizes and the simulated multi-tenant
+ * behaviour.  Formulas: docs/model/cost.md, "Compute demand".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/arch.h"
+#include "gpuplan/cluster.h"
+#include "gpuplan/infer.h"
+#include "gpuplan/policy.h"
+#include "gpuplan/sim.h"
+#include "gpuplan/trace.h"
+#include "gpuplan/train.h"
+#include "plan_private.h"
+
+#define HOURS_PER_MONTH (GP_HOURS_PER_YEAR / 12)
+#define MONTH_S (HOURS_PER_MONTH * 3600)
+
+static double A (struct gp_plan_spec *s, const char *key)
+{
+    double v = gp_plan_assume (s, key);
+    return isnan (v) ? 0 : v;
+}
+
+static enum gp_precision precision_of (const char *p)
+{
+    if (!strcasecmp (p, "fp8"))
+        return GP_PREC_FP8;
+    if (!strcasecmp (p, "fp16"))
+        return GP_PREC_FP16;
+    return GP_PREC_BF16;
+}
+
+/* Training throughput on 'n' GPUs: the fastest layout's tokens/s times
+ * the reliability model's goodput.  Returns 0 when nothing fits.
+ */
+static double train_rate (struct gp_plan_spec *s,
+                          const struct gp_train_model *m,
+                          const struct gp_train_job *job,
+                          const struct gp_train_hw *hw, int n,
+                          double *interval_s)
+{
+    struct gp_search_fix fix;
+    gp_search_fix_free (&fix);
+    struct gp_train_result top[1];
+    struct gp_search_stats st;
+    if (gp_search_layouts (m, job, hw, n, &fix, top, 1, &st) == 0)
+        return 0;
+    struct gp_reliability_in ri = {0};
+    ri.n_gpus = n;
+    ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
+    double w = A (s, "checkpoint_write_s");
+    ri.storage_bw = w > 0 ? ri.ckpt_bytes / w : 0;
+    ri.restart_s = A (s, "restart_s");
+    ri.target_overhead = 0.05;
+    struct gp_reliability rel;
+    gp_reliability_eval (&ri, &rel);
+    if (interval_s)
+        *interval_s = rel.interval_s;
+    return top[0].time.tokens_per_s * rel.goodput;
+}
+
+/* Add 'gpus' busy from month 'start' for 'months' (fractions spread). */
+static void add_busy (double *d, size_t T, double start, double months,
+                      double gpus)
+{
+    double end = start + months;
+    for (size_t t = 0; t < T; t++) {
+        double a = fmax ((double)t, start), b = fmin ((double)t + 1, end);
+        if (b > a)
+            d[t] += gpus * (b - a);
+    }
+}
+
+static int size_training (struct gp_plan_spec *s, size_t wi,
+                          const struct gp_arch *arch,
+                          const struct gp_catalog *cat,
+                          const struct gp_plan_option_spec *os, double mfu,
+                          struct plan_sizing *z)
+{
+    const struct gp_plan_workload *w = &s->workloads[wi];
+    struct gp_train_model m;
+    gp_error_t e = {0};
+    if (gp_train_prep (arch, &m, &e) != 0) {
+        z->code = GP_ENOTSUP;
+        snprintf (z->text, sizeof z->text, "workloads[%zu].model: %s", wi,
+                  e.text);
+        return -1;
+    }
+    struct gp_train_job job;
+    gp_train_job_default (&job);
+    job.precision = precision_of (w->precision);
+    job.seq_len = w->seq_len > 0 ? w->seq_len : job.seq_len;
+    if (w->global_batch > 0)
+        job.global_batch = w->global_batch;
+    job.tokens = w->tokens;
+    struct gp_train_hw hw;
+    gp_train_hw_from_accel (os->accel, job.precision, &hw);
+    hw.gpus_per_node = os->gpus_per_node;
+    /* The scale-out bandwidth the option's network gives: the cloud
+     * instance's (catalog), or the on-prem rails at the switch port rate
+     * with the design's oversubscription.
+     */
+    if (os->inst && os->inst->net_bw > 0 && os->inst->n_accels > 0) {
+        hw.scale_out_bw = os->inst->net_bw / os->inst->n_accels;
+    } else if (!os->inst) {
+        double gbps = 0;
+        if (gp_catalog_part_value (cat, os->switch_id, "port_gbps", &gbps,
+                                   NULL) == 0 && gbps > 0)
+            hw.scale_out_bw = (os->nics_per_gpu > 0 ? os->nics_per_gpu : 1)
+                              * gbps * 1e9 / 8;
+        hw.oversub = os->oversub >= 1 ? os->oversub : 1;
+    }
+    z->scale_out_bw = hw.scale_out_bw;
+    hw.eff.gemm_max *= mfu;
+    hw.eff.attn *= mfu;
+    int gpn = os->gpus_per_node;
+    double interval = 0;
+    if (w->kind == GP_WL_TRAINING) {
+        /* The fewest whole nodes (1, 1.25, 1.5, 1.75 x 2^j) that finish by
+         * the deadline.
+         */
+        double need = w->tokens / w->deadline_s;
+        double best = 0;
+        int best_n = 0;
+        for (int j = 0; j < 16; j++) {
+            for (int q = 4; q < 8; q++) {
+                if ((q << j) % 4)
+                    continue;
+                int n = ((q << j) / 4) * gpn;
+                double r = train_rate (s, &m, &job, &hw, n, &interval);
+                if (r > best)
+                    best = r, best_n = n;
+                if (r >= need) {
+                    double sec = w->tokens / r;
+                    z->job_gpus[wi] = n;
+                    z->job_s[wi] = sec;
+                    add_busy (z->demand, z->n_periods, w->start_month,
+                              sec / MONTH_S, n);
+                    if (z->ckpt_interval_s == 0 && interval > 0)
+                        z->ckpt_interval_s = interval;
+                    if (z->run_gpu_hours == 0) {
+                        z->run_gpu_hours = sec * n / 3600;
+                        z->run_days = sec / 86400;
+                    }
+                    return 0;
+                }
+            }
+        }
+        z->code = GP_EINFEASIBLE;
+        if (best_n)
+            snprintf (z->text, sizeof z->text,
+                      "workloads[%zu].deadline: %s cannot train %s on %.3g "
+                      "tokens in %.1f days (best %d GPUs, %.1f days)",
+                      wi, os->accel_id, w->model, w->tokens,
+                      w->deadline_s / 86400, best_n,
+                      w->tokens / best / 86400);
+        else
+            snprintf (z->text, sizeof z->text,
+                      "workloads[%zu].deadline: no layout of %s fits %s at "
+                      "any size",
+                      wi, w->model, os->accel_id);
+        return -1;
+    }
+    /* Recurring: each run on the fewest whole nodes it fits on. */
+    for (int nodes = 1; nodes <= 4096; nodes *= 2) {
+        int n = nodes * gpn;
+        double r = train_rate (s, &m, &job, &hw, n, &interval);
+        if (r > 0) {
+            double sec = w->tokens / r;
+            z->job_gpus[wi] = n;
+            z->job_s[wi] = sec;
+            double gpus = w->runs_per_month * sec * n / MONTH_S;
+            add_busy (z->demand, z->n_periods, 0, (double)z->n_periods, gpus);
+            add_busy (z->steady, z->n_periods, 0, (double)z->n_periods, gpus);
+            return 0;
+        }
+    }
+    z->code = GP_EINFEASIBLE;
+    snprintf (z->text, sizeof z->text,
+              "workloads[%zu]: no layout of %s fits %s", wi, w->model,
+              os->accel_id);
+    return -1;
+}
+
+static int size_inference (struct gp_plan_spec *s, size_t wi,
+                           const struct gp_arch *arch,
+                           const struct gp_catalog *cat,
+                           const struct gp_plan_option_spec *os,
+                           struct plan_sizing *z)
+{
+    const struct gp_plan_workload *w = &s->workloads[wi];
+    struct gp_serve_cfg cfg;
+    memset (&cfg, 0, sizeof cfg);
+    cfg.arch = arch;
+    cfg.accel = os->accel;
+    cfg.weight_dtype = !strcasecmp (w->precision, "fp8") ? GP_DT_FP8
+                                                         : GP_DT_BF16;
+    cfg.kv_dtype = cfg.weight_dtype;
+    gp_engine_defaults (GP_ENGINE_VLLM, &cfg.eng);
+    struct gp_workload wl;
+    memset (&wl, 0, sizeof wl);
+    wl.arrivals = GP_ARR_POISSON;
+    wl.in_len = w->input_tokens > 0 ? w->input_tokens : 1;
+    wl.out_len = w->output_tokens;
+    wl.in_dist = wl.out_dist = GP_LEN_FIXED;
+    wl.seed = 1;
+    struct gp_slo slo = {0};
+    slo.ttft_p99_s = w->ttft_s;
+    slo.tpot_p95_s = w->tpot_s;
+    double T = (double)z->n_periods;
+    double g = w->growth_per_quarter;
+    double peak = w->requests_per_s * pow (1 + g, fmax (T - 1, 0) / 3);
+    double trough = w->requests_per_s;
+    if (g < 0) {
+        double x = peak;
+        peak = trough;
+        trough = x;
+    }
+    double head = A (s, "inference_headroom");
+    struct gp_infer_option best;
+    memset (&best, 0, sizeof best);
+    gp_error_t e = {0};
+    if (gp_infer_choose (&cfg, cat, 0, &wl, &slo, peak, trough, head, &best,
+                         &e) != 0) {
+        z->code = GP_ENOTSUP;
+        snprintf (z->text, sizeof z->text, "workloads[%zu]: %s", wi, e.text);
+        return -1;
+    }
+    if (!best.feasible || !(best.size.rate_per_replica > 0)) {
+        z->code = GP_EINFEASIBLE;
+        snprintf (z->text, sizeof z->text,
+                  "workloads[%zu]: %s cannot serve %s within the SLOs: %s",
+                  wi, os->accel_id, w->model, best.reason);
+        return -1;
+    }
+    int per = best.gpus_per_replica > 0 ? best.gpus_per_replica : 1;
+    double rate = best.size.rate_per_replica;
+    for (size_t t = 0; t < z->n_periods; t++) {
+        double r = w->requests_per_s * pow (1 + g, (double)t / 3);
+        double reps = ceil (r / (rate * (1 - head)) - 1e-9);
+        if (reps < 1)
+            reps = 1;
+        z->demand[t] += reps * per;
+        z->steady[t] += reps * per;
+    }
+    z->job_gpus[wi] = per;
+    z->job_s[wi] = 0;
+    if (z->mtok_gpu_hours == 0) {
+        /* GPU-hours per 1M output tokens at the planned replica rate. */
+        double tok_h = rate * (1 - head) * w->output_tokens * 3600;
+        z->mtok_gpu_hours = per * 1e6 / tok_h;
+    }
+    return 0;
+}
+
+void plan_size_compute (struct gp_plan_spec *s,
+                        const struct gp_catalog *cat,
+                        const struct gp_zoo *zoo,
+                        const struct gp_plan_option_spec *os,
+                        double mfu,
+                        size_t n_periods,
+                        struct plan_sizing *z)
+{
+    memset (z, 0, sizeof *z);
+    z->n_periods = n_periods;
+    if (!zoo) {
+        z->code = GP_ENOTSUP;
+        snprintf (z->text, sizeof z->text, "no model zoo");
+        return;
+    }
+    long long max_job = 0;
+    for (size_t i = 0; i < s->n_workloads; i++) {
+        const struct gp_plan_workload *w = &s->workloads[i];
+        if (w->kind == GP_WL_RECURRING && w->trace[0]) {
+            z->code = GP_ENOTSUP;
+            snprintf (z->text, sizeof z->text,
+                      "workloads[%zu].trace: sizing from a trace is not yet "
+                      "supported",
+                      i);
+            return;
+        }
+        const struct gp_arch *a = gp_zoo_find (zoo, w->model, NULL);
+        if (!a) {
+            z->code = GP_ENOTSUP;
+            snprintf (z->text, sizeof z->text,
+                      "workloads[%zu].model: not in the zoo", i);
+            return;
+        }
+        int rc = w->kind == GP_WL_INFERENCE
+                     ? size_inference (s, i, a, cat, os, z)
+                     : size_training (s, i, a, cat, os, mfu, z);
+        if (rc != 0)
+            return;
+        if ((long long)z->job_gpus[i] > max_job)
+            max_job = (long long)z->job_gpus[i];
+    }
+    /* Provision for the peak of concurrent use: the month-average demand,
+     * and each training run at full size on top of the services and
+     * recurring work of its months.
+     */
+    double peak = (double)max_job;
+    for (size_t t = 0; t < n_periods; t++)
+        peak = fmax (peak, z->demand[t]);
+    for (size_t i = 0; i < s->n_workloads; i++) {
+        const struct gp_plan_workload *w = &s->workloads[i];
+        if (w->kind != GP_WL_TRAINING)
+            continue;
+        double end = w->start_month + z->job_s[i] / MONTH_S;
+        for (size_t t = 0; t < n_periods; t++)
+            if ((double)t + 1 > w->start_month && (double)t < end)
+                peak = fmax (peak, z->job_gpus[i] + ceil (z->steady[t]));
+    }
+    int gpn = os->gpus_per_node;
+    z->peak_gpus = (long long)ceil (peak / gpn - 1e-9) * gpn;
+    snprintf (z->basis, sizeof z->basis,
+              "training planner (layout search, reliability) and inference "
+              "planner (SLO replica sizing) on %s, %d per node",
+              os->accel_id, gpn);
+}
+
+/* ------------------------------ simulation ---------------------------- */
+
+void plan_simulate (struct gp_plan_spec *s,
+                    const struct gp_plan_option_spec *os,
+                    const struct plan_sizing *z,
+                    struct gp_plan_option *o)
+{
+    if (!z || z->code != 0) {
+        o->sim.code = GP_ENOTSUP;
+        snprintf (o->sim.text, sizeof o->sim.text,
+                  "the simulation needs job sizes from the planners (%s)",
+                  z ? z->text : "not sized");
+        return;
+    }
+    gp_error_t e = {0};
+    const struct gp_policy_ops *pol = gp_policy_find (s->policy, &e);
+    if (!pol) {
+        o->sim.code = GP_EINVAL;
+        snprintf (o->sim.text, sizeof o->sim.text, "policy: %s", e.text);
+        return;
+    }
+    struct gp_jobset *js = gp_jobset_create ();
+    struct gp_pool pool;
+    struct gp_team teams[GP_PLAN_MAX_TEAMS];
+    memset (&pool, 0, sizeof pool);
+    memset (teams, 0, sizeof teams);
+    if (!js) {
+        o->sim.code = GP_ENOMEM;
+        snprintf (o->sim.text, sizeof o->sim.text, "out of memory");
+        return;
+    }
+    snprintf (pool.name, sizeof pool.name, "main");
+    snprintf (pool.accel_id, sizeof pool.accel_id, "%s", os->accel_id);
+    pool.accel = os->accel;
+    pool.gpus_per_node = o->gpus_per_node;
+    pool.nodes = (int)o->nodes;
+    pool.scale_up_domain = o->scale_up_domain;
+    struct gp_cluster cl;
+    memset (&cl, 0, sizeof cl);
+    snprintf (cl.name, sizeof cl.name, "%s", o->name);
+    cl.pools = &pool;
+    cl.n_pools = 1;
+    cl.spine_oversub = 1;
+    for (size_t i = 0; i < o->n_quotas && i < GP_PLAN_MAX_TEAMS; i++) {
+        struct gp_team *t = &teams[i];
+        snprintf (t->name, sizeof t->name, "%s", o->quotas[i].team);
+        t->weight = s->teams[i].weight > 0 ? s->teams[i].weight : 1;
+        t->priority = s->teams[i].priority;
+        t->quota_gpus = o->quotas[i].gpus;
+        t->borrowing_limit = -1;
+        t->lending_limit = -1;
+        cl.n_teams++;
+    }
+    cl.teams = teams;
+    /* Jobs: each training run once at its start month; recurring runs
+     * spread evenly over the horizon; inference services hold their GPUs
+     * (at the first month's size) for the whole horizon.
+     */
+    double horizon_s = (double)o->n_periods * MONTH_S;
+    int rc = 0;
+    for (size_t i = 0; i < s->n_workloads && rc == 0; i++) {
+        const struct gp_plan_workload *w = &s->workloads[i];
+        struct gp_job j;
+        memset (&j, 0, sizeof j);
+        j.gpu_milli = 1000;
+        j.pool = -1;
+        j.n_gpus = (int)z->job_gpus[i];
+        j.team = gp_jobset_team (js, w->team[0] ? w->team : "default");
+        j.ckpt_interval_s = z->ckpt_interval_s;
+        for (size_t t = 0; t < s->n_teams; t++)
+            if (!strcmp (s->teams[t].name, w->team))
+                j.priority = s->teams[t].priority;
+        if (w->kind == GP_WL_TRAINING) {
+            j.submit_s = w->start_month * MONTH_S;
+            j.duration_s = z->job_s[i];
+            j.id = (int64_t)i * 100000;
+            rc = gp_jobset_add (js, &j);
+        } else if (w->kind == GP_WL_RECURRING) {
+            double n = floor (w->runs_per_month * (double)o->n_periods);
+            for (double k = 0; k < n && rc == 0; k++) {
+                j.submit_s = horizon_s * k / n;
+                j.duration_s = z->job_s[i];
+                j.id = (int64_t)i * 100000 + (int64_t)k;
+                rc = gp_jobset_add (js, &j);
+            }
+        } else {
+            j.n_gpus = (int)ceil (z->demand[0] > 0 ? z->job_gpus[i] : 1);
+            j.submit_s = 0;
+            j.duration_s = horizon_s;
+            j.id = (int64_t)i * 100000;
+            rc = gp_jobset_add (js, &j);
+        }
+    }
+    struct gp_sim *sim = NULL;
+    if (rc == 0) {
+        struct gp_sim_config cfg;
+        gp_sim_config_init (&cfg);
+        cfg.cluster = &cl;
+        cfg.policy = pol;
+        cfg.seed = 1;
+        sim = gp_sim_create (&cfg, js, &e);
+    }
+    if (!sim || gp_sim_run (sim, &e) != 0) {
+        o->sim.code = e.code ? e.code : GP_EINTERNAL;
+        snprintf (o->sim.text, sizeof o->sim.text, "simulation: %s", e.text);
+        gp_sim_destroy (sim);
+        gp_jobset_destroy (js);
+        return;
+    }
+    const struct gp_sim_metrics *m = gp_sim_get_metrics (sim);
+    o->utilization = m->utilization;
+    o->wait_p95_s = m->wait.p95_s;
+    o->starve_max_wait_s = m->starve_large_max_wait_s;
+    o->jain_index = m->jain_index;
+    o->sim_jobs = m->n_jobs;
+    o->sim_unfinished = m->n_unfinished + m->n_unfit;
+    for (size_t i = 0; i < m->n_teams; i++) {
+        for (size_t q = 0; q < o->n_quotas; q++) {
+            if (strcmp (o->quotas[q].team, m->teams[i].name))
+                continue;
+            o->quotas[q].jobs = m->teams[i].n_jobs;
+            o->quotas[q].wait_mean_s = m->teams[i].wait.mean_s;
+            o->quotas[q].wait_p95_s = m->teams[i].wait.p95_s;
+            o->quotas[q].wait_max_s = m->teams[i].wait.max_s;
+            o->quotas[q].used_share = m->teams[i].share;
+        }
+    }
+    o->sim.code = 0;
+    gp_sim_destroy (sim);
+    gp_jobset_destroy (js);
+}

@@ -1,0 +1,567 @@
+/* spec.c - the plan spec loader: YAML via strict table unpacking, every
+ * error positioned (file:line:col) and naming the field.
+ *
+ * Format: docs/formats/plan.md.  Names resolve against the catalog
+ * (accelerators, instances) and the model zoo; unknown names fail with the
+ * closest matches.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/arch.h"
+#include "gpuplan/policy.h"
+#include "plan_private.h"
+
+static const char *const wl_kinds[] = {"training", "recurring", "inference",
+                                       NULL};
+static const char *const opt_kinds[] = {"onprem", "cloud", NULL};
+static const char *const coolings[] = {"air", "liquid", NULL};
+
+const char *gp_wl_kind_str (enum gp_wl_kind k)
+{
+    return (unsigned)k < 3 ? wl_kinds[k] : "?";
+}
+
+const char *gp_option_kind_str (enum gp_option_kind k)
+{
+    return (unsigned)k < 2 ? opt_kinds[k] : "?";
+}
+
+struct top {
+    char name[GP_PLAN_NAME];
+    double horizon_s;
+    char policy[32];
+    const json_t *teams, *workloads, *constraints, *options, *assumptions;
+};
+
+#define F(f) offsetof (struct top, f)
+static const struct gp_field top_fields[] = {
+    {"name", GP_F_STRING, F (name), GP_PLAN_NAME, GP_F_REQUIRED, 0, NULL, 0,
+     0},
+    {"horizon", GP_F_QUANTITY, F (horizon_s), 0, GP_F_REQUIRED,
+     GP_Q_DURATION, NULL, 0, 0},
+    {"policy", GP_F_STRING, F (policy), 32, 0, 0, NULL, 0, 0},
+    {"teams", GP_F_NODE, F (teams), 0, 0, 0, NULL, 0, 0},
+    {"workloads", GP_F_NODE, F (workloads), 0, GP_F_REQUIRED, 0, NULL, 0, 0},
+    {"constraints", GP_F_NODE, F (constraints), 0, 0, 0, NULL, 0, 0},
+    {"options", GP_F_NODE, F (options), 0, GP_F_REQUIRED, 0, NULL, 0, 0},
+    {"assumptions", GP_F_NODE, F (assumptions), 0, 0, 0, NULL, 0, 0},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
+};
+#undef F
+
+#define F(f) offsetof (struct gp_plan_team, f)
+static const struct gp_field team_fields[] = {
+    {"name", GP_F_STRING, F (name), GP_PLAN_NAME, GP_F_REQUIRED, 0, NULL, 0,
+     0},
+    {"priority", GP_F_INT, F (priority), 0, 0, 0, NULL, -1000000, 1000000},
+    {"weight", GP_F_DOUBLE, F (weight), 0, 0, 0, NULL, 1e-6, 1e6},
+    {"quota_share", GP_F_DOUBLE, F (quota_share), 0, 0, 0, NULL, 0, 1},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
+};
+#undef F
+
+struct wl_in {
+    struct gp_plan_workload w;
+    int kind;
+};
+
+#define F(f) offsetof (struct wl_in, w.f)
+static const struct gp_field wl_fields[] = {
+    {"name", GP_F_STRING, F (name), GP_PLAN_NAME, GP_F_REQUIRED, 0, NULL, 0,
+     0},
+    {"kind", GP_F_ENUM, offsetof (struct wl_in, kind), 0, GP_F_REQUIRED, 0,
+     wl_kinds, 0, 0},
+    {"team", GP_F_STRING, F (team), GP_PLAN_NAME, 0, 0, NULL, 0, 0},
+    {"model", GP_F_STRING, F (model), GP_PLAN_NAME, 0, 0, NULL, 0, 0},
+    {"precision", GP_F_STRING, F (precision), 16, 0, 0, NULL, 0, 0},
+    {"tokens", GP_F_QUANTITY, F (tokens), 0, 0, GP_Q_COUNT, NULL, 0, 0},
+    {"deadline", GP_F_QUANTITY, F (deadline_s), 0, 0, GP_Q_DURATION, NULL, 0,
+     0},
+    {"start_month", GP_F_DOUBLE, F (start_month), 0, 0, 0, NULL, 0, 120},
+    {"runs_per_month", GP_F_DOUBLE, F (runs_per_month), 0, 0, 0, NULL, 0,
+     1e6},
+    {"seq_len", GP_F_QUANTITY, F (seq_len), 0, 0, GP_Q_COUNT, NULL, 0, 0},
+    {"global_batch", GP_F_QUANTITY, F (global_batch), 0, 0, GP_Q_COUNT, NULL,
+     0, 0},
+    {"dataset", GP_F_QUANTITY, F (dataset_bytes), 0, 0, GP_Q_BYTES, NULL, 0,
+     0},
+    {"trace", GP_F_STRING, F (trace), GP_PLAN_TEXT, 0, 0, NULL, 0, 0},
+    {"requests_per_s", GP_F_DOUBLE, F (requests_per_s), 0, 0, 0, NULL, 0,
+     1e9},
+    {"input_tokens", GP_F_QUANTITY, F (input_tokens), 0, 0, GP_Q_COUNT, NULL,
+     0, 0},
+    {"output_tokens", GP_F_QUANTITY, F (output_tokens), 0, 0, GP_Q_COUNT,
+     NULL, 0, 0},
+    {"growth_per_quarter", GP_F_DOUBLE, F (growth_per_quarter), 0, 0, 0,
+     NULL, -0.9, 10},
+    {"ttft", GP_F_QUANTITY, F (ttft_s), 0, 0, GP_Q_DURATION, NULL, 0, 0},
+    {"tpot", GP_F_QUANTITY, F (tpot_s), 0, 0, GP_Q_DURATION, NULL, 0, 0},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
+};
+#undef F
+
+struct opt_in {
+    struct gp_plan_option_spec o;
+    int kind;
+    int cooling;
+    const json_t *pricing;
+    int gpus;
+};
+
+#define F(f) offsetof (struct opt_in, o.f)
+static const struct gp_field opt_fields[] = {
+    {"name", GP_F_STRING, F (name), GP_PLAN_NAME, GP_F_REQUIRED, 0, NULL, 0,
+     0},
+    {"kind", GP_F_ENUM, offsetof (struct opt_in, kind), 0, GP_F_REQUIRED, 0,
+     opt_kinds, 0, 0},
+    {"accelerator", GP_F_STRING, F (accel_id), GP_PLAN_NAME, 0, 0, NULL, 0,
+     0},
+    {"instance", GP_F_STRING, F (instance), GP_PLAN_NAME, 0, 0, NULL, 0, 0},
+    {"region", GP_F_STRING, F (region), GP_PLAN_NAME, 0, 0, NULL, 0, 0},
+    {"gpus_per_node", GP_F_INT, F (gpus_per_node), 0, 0, 0, NULL, 1, 128},
+    {"gpus", GP_F_INT, offsetof (struct opt_in, gpus), 0, 0, 0, NULL, 1,
+     10000000},
+    {"node_power", GP_F_QUANTITY, F (node_w), 0, 0, GP_Q_POWER, NULL, 0, 0},
+    {"node_capex", GP_F_QUANTITY, F (node_capex), 0, 0, GP_Q_MONEY, NULL, 0,
+     0},
+    {"switch", GP_F_STRING, F (switch_id), 32, 0, 0, NULL, 0, 0},
+    {"oversubscription", GP_F_DOUBLE, F (oversub), 0, 0, 0, NULL, 1, 64},
+    {"nics_per_gpu", GP_F_INT, F (nics_per_gpu), 0, 0, 0, NULL, 1, 8},
+    {"cooling", GP_F_ENUM, offsetof (struct opt_in, cooling), 0, 0, 0,
+     coolings, 0, 0},
+    {"pricing", GP_F_NODE, offsetof (struct opt_in, pricing), 0, 0, 0, NULL,
+     0, 0},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
+};
+#undef F
+
+struct cons_in {
+    struct gp_plan_constraints c;
+    const json_t *clouds, *terms;
+};
+
+#define F(f) offsetof (struct cons_in, c.f)
+static const struct gp_field cons_fields[] = {
+    {"budget", GP_F_QUANTITY, F (budget_usd), 0, 0, GP_Q_MONEY, NULL, 0, 0},
+    {"power", GP_F_QUANTITY, F (power_w), 0, 0, GP_Q_POWER, NULL, 0, 0},
+    {"rack_power_air", GP_F_QUANTITY, F (rack_w_air), 0, 0, GP_Q_POWER, NULL,
+     0, 0},
+    {"rack_power_liquid", GP_F_QUANTITY, F (rack_w_liquid), 0, 0, GP_Q_POWER,
+     NULL, 0, 0},
+    {"floor_racks", GP_F_INT, F (floor_racks), 0, 0, 0, NULL, 1, 1000000},
+    {"clouds", GP_F_NODE, offsetof (struct cons_in, clouds), 0, 0, 0, NULL,
+     0, 0},
+    {"reservation_terms", GP_F_NODE, offsetof (struct cons_in, terms), 0, 0,
+     0, NULL, 0, 0},
+    {"min_availability", GP_F_DOUBLE, F (min_availability), 0, 0, 0, NULL, 0,
+     1},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
+};
+#undef F
+
+static int want_array (const struct gp_doc *doc, const json_t *n,
+                       const char *what, gp_error_t *err)
+{
+    if (!json_is_array (n))
+        return gp_doc_errorf (doc, n, err, GP_EPARSE,
+                              "%s: expected a list", what);
+    return 0;
+}
+
+static int load_workload (const struct gp_doc *doc, const json_t *j,
+                          size_t i, struct gp_plan_spec *s,
+                          const struct gp_zoo *zoo, gp_error_t *err)
+{
+    struct wl_in in;
+    char what[48];
+    memset (&in, 0, sizeof in);
+    snprintf (in.w.precision, sizeof in.w.precision, "bf16");
+    in.w.seq_len = 4096;
+    snprintf (what, sizeof what, "workloads[%zu]", i);
+    if (gp_doc_unpack (doc, j, what, wl_fields, &in, err) != 0)
+        return err ? err->code : GP_EPARSE;
+    struct gp_plan_workload *w = &s->workloads[i];
+    *w = in.w;
+    w->kind = (enum gp_wl_kind)in.kind;
+    gp_doc_pos (doc, j, &w->line, &w->col);
+    const json_t *at = json_object_get (j, "name");
+    if (w->kind != GP_WL_RECURRING || !w->trace[0]) {
+        if (!w->model[0])
+            return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                                  "%s.model: required for a %s workload",
+                                  what, gp_wl_kind_str (w->kind));
+    }
+    if (w->model[0]) {
+        gp_error_t e2 = {0};
+        const struct gp_arch *a = gp_zoo_find (zoo, w->model, &e2);
+        if (!a) {
+            at = json_object_get (j, "model");
+            return gp_doc_errorf (doc, at, err, GP_ENOTFOUND, "%s.model: %s",
+                                  what, e2.text);
+        }
+        struct gp_param_count pc;
+        if (gp_arch_check (a, NULL) == 0) {
+            gp_arch_params (a, &pc);
+            w->params = pc.total;
+        } else {
+            w->params = a->params_stated;
+        }
+    }
+    if (strcasecmp (w->precision, "bf16") != 0
+        && strcasecmp (w->precision, "fp16") != 0
+        && strcasecmp (w->precision, "fp8") != 0)
+        return gp_doc_errorf (doc, json_object_get (j, "precision"), err,
+                              GP_EPARSE,
+                              "%s.precision: '%s' is not bf16, fp16 or fp8",
+                              what, w->precision);
+    switch (w->kind) {
+    case GP_WL_TRAINING:
+        if (!(w->tokens > 0))
+            return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                                  "%s.tokens: required (> 0) for training",
+                                  what);
+        if (!(w->deadline_s > 0))
+            return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                                  "%s.deadline: required (> 0) for training",
+                                  what);
+        break;
+    case GP_WL_RECURRING:
+        if (!w->trace[0] && (!(w->tokens > 0) || !(w->runs_per_month > 0)))
+            return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                                  "%s: a recurring workload needs tokens and "
+                                  "runs_per_month (or a trace)",
+                                  what);
+        break;
+    case GP_WL_INFERENCE:
+        if (!(w->requests_per_s > 0) || !(w->output_tokens > 0))
+            return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                                  "%s: an inference workload needs "
+                                  "requests_per_s and output_tokens (> 0)",
+                                  what);
+        break;
+    }
+    if (w->team[0]) {
+        size_t t;
+        for (t = 0; t < s->n_teams; t++)
+            if (strcmp (s->teams[t].name, w->team) == 0)
+                break;
+        if (t == s->n_teams)
+            return gp_doc_errorf (doc, json_object_get (j, "team"), err,
+                                  GP_ENOTFOUND,
+                                  "%s.team: unknown team '%s'", what,
+                                  w->team);
+    }
+    return 0;
+}
+
+static int load_pricing (const struct gp_doc *doc, const json_t *p,
+                         const char *what, unsigned *mask, gp_error_t *err)
+{
+    char w2[64];
+    snprintf (w2, sizeof w2, "%s.pricing", what);
+    if (want_array (doc, p, w2, err) != 0)
+        return GP_EPARSE;
+    *mask = 0;
+    size_t k;
+    const json_t *v;
+    json_array_foreach (p, k, v) {
+        enum gp_pricing pr;
+        gp_error_t e2 = {0};
+        if (!json_is_string (v)
+            || gp_pricing_parse (json_string_value (v), &pr, &e2) != 0)
+            return gp_doc_errorf (doc, v, err, GP_EPARSE, "%s[%zu]: %s", w2,
+                                  k,
+                                  json_is_string (v) ? e2.text
+                                                     : "expected a name");
+        *mask |= 1u << pr;
+    }
+    if (!*mask)
+        return gp_doc_errorf (doc, p, err, GP_EPARSE, "%s: empty list", w2);
+    return 0;
+}
+
+static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
+                        struct gp_plan_spec *s, const struct gp_catalog *cat,
+                        gp_error_t *err)
+{
+    struct opt_in in;
+    char what[48];
+    memset (&in, 0, sizeof in);
+    in.o.oversub = 1;
+    in.o.nics_per_gpu = 1;
+    snprintf (in.o.switch_id, sizeof in.o.switch_id, "qm9700");
+    snprintf (what, sizeof what, "options[%zu]", i);
+    if (gp_doc_unpack (doc, j, what, opt_fields, &in, err) != 0)
+        return err ? err->code : GP_EPARSE;
+    struct gp_plan_option_spec *o = &s->options[i];
+    *o = in.o;
+    o->kind = (enum gp_option_kind)in.kind;
+    o->liquid = in.cooling == 1;
+    o->gpus = in.gpus;
+    gp_doc_pos (doc, j, &o->line, &o->col);
+    for (size_t k = 0; k < i; k++)
+        if (strcmp (s->options[k].name, o->name) == 0)
+            return gp_doc_errorf (doc, json_object_get (j, "name"), err,
+                                  GP_EPARSE,
+                                  "%s.name: '%s' is used by options[%zu]",
+                                  what, o->name, k);
+    gp_error_t e2 = {0};
+    if (o->kind == GP_OPT_ONPREM) {
+        if (!o->accel_id[0])
+            return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                                  "%s.accelerator: required for an onprem "
+                                  "option",
+                                  what);
+        if (o->instance[0] || in.pricing)
+            return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                                  "%s: 'instance' and 'pricing' apply to "
+                                  "cloud options only",
+                                  what);
+        o->accel = gp_catalog_find_accel (cat, o->accel_id, &e2);
+        if (!o->accel)
+            return gp_doc_errorf (doc, json_object_get (j, "accelerator"),
+                                  err, GP_ENOTFOUND, "%s.accelerator: %s",
+                                  what, e2.text);
+        if (!o->gpus_per_node)
+            o->gpus_per_node = o->accel->scale_up_domain >= 8 ? 8
+                               : o->accel->scale_up_domain > 0
+                                   ? o->accel->scale_up_domain
+                                   : 8;
+        double v;
+        char key[64];
+        snprintf (key, sizeof key, "port_gbps");
+        if (gp_catalog_part_value (cat, o->switch_id, "ports", &v, NULL) != 0
+            || gp_catalog_part_value (cat, o->switch_id, key, &v, NULL) != 0)
+            return gp_doc_errorf (doc, json_object_get (j, "switch"), err,
+                                  GP_ENOTFOUND,
+                                  "%s.switch: no catalog switch '%s' with "
+                                  "ports and port_gbps (try qm9700, q3400)",
+                                  what, o->switch_id);
+    } else {
+        if (!o->instance[0])
+            return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                                  "%s.instance: required for a cloud option",
+                                  what);
+        o->inst = gp_catalog_find_instance (
+            cat, o->instance, o->region[0] ? o->region : NULL, &e2);
+        if (!o->inst)
+            return gp_doc_errorf (doc, json_object_get (j, "instance"), err,
+                                  GP_ENOTFOUND, "%s.instance: %s", what,
+                                  e2.text);
+        if (o->accel_id[0] && strcasecmp (o->accel_id, o->inst->accel_id))
+            return gp_doc_errorf (doc, json_object_get (j, "accelerator"),
+                                  err, GP_EPARSE,
+                                  "%s.accelerator: %s has %s, not %s", what,
+                                  o->inst->id, o->inst->accel_id,
+                                  o->accel_id);
+        o->accel = o->inst->accel;
+        snprintf (o->accel_id, sizeof o->accel_id, "%s", o->inst->accel_id);
+        snprintf (o->region, sizeof o->region, "%s", o->inst->region);
+        o->gpus_per_node = o->inst->n_accels;
+        o->pricing = 1u << GP_PRICE_ON_DEMAND;
+        if (in.pricing && load_pricing (doc, in.pricing, what, &o->pricing,
+                                        err) != 0)
+            return err ? err->code : GP_EPARSE;
+    }
+    return 0;
+}
+
+static int load_constraints (const struct gp_doc *doc, const json_t *j,
+                             struct gp_plan_spec *s, gp_error_t *err)
+{
+    struct cons_in in;
+    memset (&in, 0, sizeof in);
+    in.c.terms = 3;
+    if (gp_doc_unpack (doc, j, "constraints", cons_fields, &in, err) != 0)
+        return err ? err->code : GP_EPARSE;
+    s->cons = in.c;
+    size_t k;
+    const json_t *v;
+    if (in.clouds) {
+        if (want_array (doc, in.clouds, "constraints.clouds", err) != 0)
+            return GP_EPARSE;
+        json_array_foreach (in.clouds, k, v) {
+            const char *c = json_is_string (v) ? json_string_value (v) : "";
+            if (strcmp (c, "aws") && strcmp (c, "gcp") && strcmp (c, "azure"))
+                return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                      "constraints.clouds[%zu]: expected "
+                                      "aws, gcp or azure",
+                                      k);
+            if (s->cons.n_clouds < 4)
+                snprintf (s->cons.clouds[s->cons.n_clouds++], 16, "%s", c);
+        }
+    }
+    if (in.terms) {
+        if (want_array (doc, in.terms, "constraints.reservation_terms", err))
+            return GP_EPARSE;
+        s->cons.terms = 0;
+        json_array_foreach (in.terms, k, v) {
+            const char *c = json_is_string (v) ? json_string_value (v) : "";
+            if (strcmp (c, "1y") == 0)
+                s->cons.terms |= 1;
+            else if (strcmp (c, "3y") == 0)
+                s->cons.terms |= 2;
+            else
+                return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                      "constraints.reservation_terms[%zu]: "
+                                      "expected 1y or 3y",
+                                      k);
+        }
+    }
+    return 0;
+}
+
+static int load_assumptions (const struct gp_doc *doc, const json_t *j,
+                             struct gp_plan_spec *s, gp_error_t *err)
+{
+    if (!json_is_object (j))
+        return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                              "assumptions: expected a mapping of name to "
+                              "number");
+    const char *key;
+    const json_t *v;
+    json_object_foreach ((json_t *)j, key, v) {
+        struct gp_assumption *a = plan_assume_find (s, key);
+        if (!a) {
+            const char *keys[GP_PLAN_MAX_ASSUMPTIONS];
+            size_t n = plan_assume_keys (s, keys, GP_PLAN_MAX_ASSUMPTIONS);
+            char near[160] = "";
+            gp_closest_names (key, keys, n, 3, near, sizeof near);
+            return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                  "assumptions: unknown key '%s'; did you "
+                                  "mean %s?",
+                                  key, near);
+        }
+        if (!json_is_number (v) || !(json_number_value (v) >= 0))
+            return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                  "assumptions.%s: expected a number >= 0",
+                                  key);
+        a->value = json_number_value (v);
+        a->overridden = 1;
+    }
+    return 0;
+}
+
+struct gp_plan_spec *gp_plan_spec_from_doc (const struct gp_doc *doc,
+                                            const struct gp_catalog *cat,
+                                            gp_error_t *err)
+{
+    struct gp_plan_spec *s = calloc (1, sizeof *s);
+    struct gp_zoo *zoo = NULL;
+    struct top top;
+    memset (&top, 0, sizeof top);
+    if (!s) {
+        gp_errprintf (err, GP_ENOMEM, "plan: out of memory");
+        return NULL;
+    }
+    if (!doc || !cat) {
+        gp_errprintf (err, GP_EINVAL, "plan: missing document or catalog");
+        goto error;
+    }
+    plan_assume_defaults (s);
+    snprintf (s->file, sizeof s->file, "%s", gp_doc_name (doc));
+    snprintf (top.policy, sizeof top.policy, "fair-share");
+    const json_t *root = gp_doc_root (doc);
+    if (gp_doc_unpack (doc, root, "plan", top_fields, &top, err) != 0)
+        goto error;
+    memcpy (s->name, top.name, sizeof s->name);
+    memcpy (s->policy, top.policy, sizeof s->policy);
+    {
+        gp_error_t e2 = {0};
+        if (!gp_policy_find (s->policy, &e2)) {
+            gp_doc_errorf (doc, json_object_get (root, "policy"), err,
+                           GP_ENOTFOUND, "policy: %s", e2.text);
+            goto error;
+        }
+    }
+    s->horizon_years = top.horizon_s / (365.0 * 86400);
+    if (!(s->horizon_years >= 1.0 / 12 - 1e-9)
+        || s->horizon_years > GP_PLAN_MAX_PERIODS / 12.0 + 1e-9) {
+        gp_doc_errorf (doc, json_object_get (root, "horizon"), err,
+                       GP_EPARSE,
+                       "horizon: must be between 1 month and %d years",
+                       GP_PLAN_MAX_PERIODS / 12);
+        goto error;
+    }
+    size_t k;
+    const json_t *v;
+    if (top.teams) {
+        if (want_array (doc, top.teams, "teams", err) != 0)
+            goto error;
+        if (json_array_size (top.teams) > GP_PLAN_MAX_TEAMS) {
+            gp_doc_errorf (doc, top.teams, err, GP_EPARSE,
+                           "teams: at most %d", GP_PLAN_MAX_TEAMS);
+            goto error;
+        }
+        json_array_foreach (top.teams, k, v) {
+            struct gp_plan_team *t = &s->teams[k];
+            char what[32];
+            t->weight = 1;
+            snprintf (what, sizeof what, "teams[%zu]", k);
+            if (gp_doc_unpack (doc, v, what, team_fields, t, err) != 0)
+                goto error;
+            for (size_t q = 0; q < k; q++)
+                if (strcmp (s->teams[q].name, t->name) == 0) {
+                    gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                   "%s.name: '%s' is used by teams[%zu]",
+                                   what, t->name, q);
+                    goto error;
+                }
+            s->n_teams++;
+        }
+    }
+    if (top.assumptions && load_assumptions (doc, top.assumptions, s, err))
+        goto error;
+    if (top.constraints) {
+        if (load_constraints (doc, top.constraints, s, err) != 0)
+            goto error;
+    } else {
+        s->cons.terms = 3;
+    }
+    zoo = gp_zoo_load (NULL, err);
+    if (!zoo)
+        goto error;
+    if (want_array (doc, top.workloads, "workloads", err) != 0)
+        goto error;
+    if (json_array_size (top.workloads) > GP_PLAN_MAX_WORKLOADS) {
+        gp_doc_errorf (doc, top.workloads, err, GP_EPARSE,
+                       "workloads: at most %d", GP_PLAN_MAX_WORKLOADS);
+        goto error;
+    }
+    json_array_foreach (top.workloads, k, v) {
+        if (load_workload (doc, v, k, s, zoo, err) != 0)
+            goto error;
+        s->n_workloads++;
+    }
+    if (want_array (doc, top.options, "options", err) != 0)
+        goto error;
+    if (json_array_size (top.options) == 0
+        || json_array_size (top.options) > GP_PLAN_MAX_OPTION_SPECS) {
+        gp_doc_errorf (doc, top.options, err, GP_EPARSE,
+                       "options: between 1 and %d options",
+                       GP_PLAN_MAX_OPTION_SPECS);
+        goto error;
+    }
+    json_array_foreach (top.options, k, v) {
+        if (load_option (doc, v, k, s, cat, err) != 0)
+            goto error;
+        s->n_options++;
+    }
+    gp_zoo_destroy (zoo);
+    return s;
+error:
+    gp_zoo_destroy (zoo);
+    free (s);
+    return NULL;
+}
+
+void gp_plan_spec_destroy (struct gp_plan_spec *s)
+{
+    free (s);
+}

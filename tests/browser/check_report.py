@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Browser test: render the HTML capacity-plan report in headless Chromium
+and check that every chart was drawn.
+
+    check_report.py GPUPLAN PLAN.yaml
+
+Writes the report to a temporary file, loads it with
+'chromium --headless --dump-dom' (the DOM after the page's scripts ran),
+and reads the body's data-render-check attribute, which the report's
+inline script fills after layout with, per chart, the number of marks
+whose bounding box is not empty and the chart's rendered size.  Every
+chart must have drawn marks and a non-empty size; the page must load no
+external resource.  Exits 77 (ctest SKIP_RETURN_CODE) when no Chromium is
+installed.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CHARTS = ("cost-over-time", "cost-breakdown", "utilization", "sensitivity")
+
+
+def find_browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def main():
+    if len(sys.argv) != 3:
+        raise SystemExit("usage: check_report.py GPUPLAN PLAN.yaml")
+    gp, plan = os.path.abspath(sys.argv[1]), sys.argv[2]
+    browser = find_browser()
+    if not browser:
+        print("SKIP: no chromium installed")
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        html = os.path.join(tmp, "plan.html")
+        p = subprocess.run([gp, "plan", plan, "--format", "html", "--out",
+                            html], capture_output=True, text=True,
+                           timeout=120)
+        if p.returncode != 0:
+            print(p.stdout, p.stderr)
+            print("FAIL: gpuplan plan exited", p.returncode)
+            return 1
+        text = open(html, encoding="utf-8").read()
+        for pat in (r'src="https?:', r'href="https?:', r"<link\b",
+                    r"@import", r"url\(\s*['\"]?https?:"):
+            if re.search(pat, text):
+                print("FAIL: external resource matching", pat)
+                return 1
+        profile = os.path.join(tmp, "profile")
+        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu",
+               "--disable-background-networking",
+               "--disable-component-update", "--disable-sync",
+               "--no-first-run", "--user-data-dir=" + profile,
+               "--dump-dom", "file://" + html]
+        try:
+            b = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=120)
+        except subprocess.TimeoutExpired:
+            print("FAIL: chromium timed out")
+            return 1
+        m = re.search(r'data-render-check="([^"]*)"', b.stdout)
+        if not m:
+            print(b.stderr[-2000:])
+            print("FAIL: the page's render check did not run")
+            return 1
+        seen = {}
+        for item in m.group(1).split():
+            name, marks, size = item.split(":")
+            w, h = (int(v) for v in size.split("x"))
+            seen[name] = (int(marks), w, h)
+        bad = 0
+        for c in CHARTS:
+            if c not in seen:
+                print("FAIL: chart", c, "missing")
+                bad = 1
+                continue
+            marks, w, h = seen[c]
+            print(f"chart {c}: {marks} marks drawn, {w}x{h} px")
+            if marks < 1 or w < 100 or h < 50:
+                print("FAIL: chart", c, "not drawn")
+                bad = 1
+        if bad:
+            return 1
+    print("ok: all charts drawn")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,348 @@
+/* test_plan.c - the capacity plan on small specs whose figures are worked
+ * out by hand below, and the spec loader's errors.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuplan/arch.h"
+#include "gpuplan/plan.h"
+
+static int near (double a, double b)
+{
+    return fabs (a - b) <= 1e-9 * fabs (b) + 1e-6;
+}
+#define NEAR(a, b) assert_true (near ((a), (b)))
+
+/* One year, 16 H100 on-prem and 16 GPUs of p5.48xlarge (2 nodes).
+ * Storage is priced at 0 on-prem and checkpoint bursts are switched off,
+ * so the hand figures below do not depend on the model's size.  The
+ * workload is a trace, which the planners cannot size yet, so the fleets
+ * are used as given all year: the cost arithmetic alone is under test.
+ */
+static const char base_spec[] =
+    "name: t\n"
+    "horizon: 1y\n"
+    "teams:\n"
+    "  - {name: a, quota_share: 0.75}\n"
+    "  - {name: b, quota_share: 0.25}\n"
+    "workloads:\n"
+    "  - {name: ft, kind: recurring, team: a, model: llama3-8b,\n"
+    "     trace: jobs.csv}\n"
+    "assumptions:\n"
+    "  storage_usd_per_tb: 0\n"
+    "  object_usd_per_tb: 0\n"
+    "  checkpoint_write_s: 0\n"
+    "options:\n"
+    "  - {name: h100, kind: onprem, accelerator: H100-SXM, gpus: 16}\n"
+    "  - {name: p5, kind: cloud, instance: p5.48xlarge, region: us-east-1,\n"
+    "     gpus: 16,\n"
+    "     pricing: [on_demand, reserved_1y, reserved_3y, spot, mix]}\n";
+
+struct fx {
+    struct gp_catalog *cat;
+    struct gp_doc *doc;
+    struct gp_plan_spec *spec;
+    struct gp_plan_result *res;
+};
+
+static int load (struct fx *f, const char *text, gp_error_t *err)
+{
+    memset (f, 0, sizeof *f);
+    f->cat = gp_catalog_load (NULL, err);
+    if (!f->cat)
+        return -1;
+    f->doc = gp_doc_parse (text, strlen (text), "plan.yaml", err);
+    if (!f->doc)
+        return -1;
+    f->spec = gp_plan_spec_from_doc (f->doc, f->cat, err);
+    if (!f->spec)
+        return -1;
+    f->res = gp_plan_run (f->spec, f->cat, err);
+    return f->res ? 0 : -1;
+}
+
+static void unload (struct fx *f)
+{
+    gp_plan_result_destroy (f->res);
+    gp_plan_spec_destroy (f->spec);
+    gp_doc_destroy (f->doc);
+    gp_catalog_destroy (f->cat);
+}
+
+static const struct gp_plan_option *find (const struct gp_plan_result *r,
+                                          const char *name)
+{
+    for (size_t i = 0; i < r->n_options; i++)
+        if (strcmp (r->options[i].name, name) == 0)
+            return &r->options[i];
+    fail_msg ("no option %s", name);
+    return NULL;
+}
+
+/* On-prem: 2 DGX H100 (catalog 10.2 kW, $270,000).  16 NICs fit one
+ * 64-port QM9700: 1 switch, 16 NICs, 16 cables, 32 transceivers ->
+ * 25,000 + 16 x 1,500 + 32 x 800 + 16 x 150 = $77,000; capex $617,000.
+ * IT 2 x 10.2 = 20.4 kW + 10 % = 22.44 kW; 4 nodes per 40.8 kW rack ->
+ * 1 + 1 racks.  Energy 22.44 x 0.83 x 1.2 (PUE) x 8760 x $0.08.
+ * Support 10 % = 61,700, staff 5 % = 30,850, space 150 x 22.44 x 12 =
+ * 40,392.  One year of four: 617,000 / 4 = 154,250 charged.
+ */
+static void test_onprem_by_hand (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, base_spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    assert_int_equal (o->gpus, 16);
+    assert_int_equal (o->nodes, 2);
+    assert_int_equal (o->fabric.switches, 1);
+    assert_int_equal (o->fabric.nics, 16);
+    assert_int_equal (o->fabric.transceivers, 32);
+    NEAR (o->capex_network, 77000);
+    NEAR (o->capex_servers, 540000);
+    NEAR (o->onprem.capex, 617000);
+    NEAR (o->pow.it_w, 22440);
+    assert_int_equal (o->pow.racks, 2);
+    double energy = 22.44 * 0.83 * 1.2 * 8760 * 0.08;
+    NEAR (o->onprem.power_year, energy);
+    NEAR (o->onprem.opex_year, 61700 + 30850 + 40392 + energy);
+    NEAR (o->tco_usd, 154250 + 61700 + 30850 + 40392 + energy);
+    NEAR (o->usd_per_gpu_hour, o->tco_usd / (16 * 8760.0));
+    /* quotas 75 / 25 % of 16 */
+    assert_int_equal (o->n_quotas, 2);
+    assert_int_equal (o->quotas[0].gpus, 12);
+    assert_int_equal (o->quotas[1].gpus, 4);
+    assert_int_equal (o->sim.code, GP_ENOTSUP);
+    assert_true (o->feasible);
+    unload (&f);
+}
+
+/* Cloud: 2 p5.48xlarge nodes all year.  On-demand 2 x $55.04 x 8760 =
+ * $964,300.80; 1-year reserved at 30 % off = $675,010.56; a 3-year term
+ * bought for a 1-year horizon is paid in full: 2 x 27.52 x 8760 x 3 =
+ * $1,446,451.20.  Spot: 2 nodes x 0.2/730 per node-hour x (1800 + 600) s
+ * lost per interruption = f; spot serves half the demand (1 node, paid
+ * 1 / (1 - f)), on-demand the other node.  Storage:
+ * the 8B model's 5 checkpoints (14 B/param) and bf16 weights (2 B/param)
+ * over 0.8, at $0.145 per GB-month for 12 months, in every option.
+ */
+static void test_cloud_by_hand (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, base_spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    struct gp_zoo *zoo = gp_zoo_load (NULL, NULL);
+    const struct gp_arch *a = gp_zoo_find (zoo, "llama3-8b", NULL);
+    assert_non_null (a);
+    struct gp_param_count pc;
+    gp_arch_params (a, &pc);
+    double storage = pc.total * (14 * 5 + 2) / 0.8 / 1e9 * 0.145 * 12;
+    gp_zoo_destroy (zoo);
+
+    const struct gp_plan_option *o = find (f.res, "p5/on_demand");
+    NEAR (o->cloud_storage_usd, storage);
+    NEAR (o->tco_usd - o->cloud_storage_usd, 964300.8);
+    o = find (f.res, "p5/reserved_1y");
+    NEAR (o->tco_usd - storage, 675010.56);
+    o = find (f.res, "p5/reserved_3y");
+    NEAR (o->tco_usd - storage, 1446451.2);
+    const struct gp_instance *in
+        = gp_catalog_find_instance (f.cat, "p5.48xlarge", "us-east-1", NULL);
+    assert_non_null (in);
+    double fr = 2 * 0.2 / 730 * (2400.0 / 3600);
+    o = find (f.res, "p5/spot");
+    NEAR (o->spot_overhead, fr);
+    /* spot for half the demand (1 useful node = 1/(1-f) paid), on-demand
+     * for the other node
+     */
+    NEAR (o->tco_usd - storage,
+          (1 / (1 - fr) * in->spot_usd_hr + 55.04) * 8760);
+    /* The mix can use every product (spot capped at half the demand), so
+     * it is no dearer than on-demand or either reservation alone.
+     */
+    const struct gp_plan_option *m = find (f.res, "p5/mix");
+    const char *alone[] = {"p5/on_demand", "p5/reserved_1y",
+                           "p5/reserved_3y"};
+    for (size_t i = 0; i < 3; i++)
+        assert_true (m->tco_usd <= find (f.res, alone[i])->tco_usd + 1e-6);
+    /* On-prem is cheapest here and is recommended. */
+    assert_string_equal (f.res->options[f.res->recommended].name, "h100");
+    assert_int_equal (gp_plan_status (f.res, NULL), 0);
+    unload (&f);
+}
+
+/* Sized by the planners: a 1T-token 8B run in 30 days on H100.  The
+ * on-prem build is the peak demand in whole nodes; the on-demand cloud
+ * rents ceil(demand / 8) nodes each month at $55.04 x 730 h, plus storage.
+ */
+static void test_sized_by_planners (void **state)
+{
+    (void)state;
+    static const char spec[] =
+        "name: sized\n"
+        "horizon: 1y\n"
+        "workloads:\n"
+        "  - {name: pre, kind: training, model: llama3-8b, tokens: 1T,\n"
+        "     deadline: 30d}\n"
+        "options:\n"
+        "  - {name: h100, kind: onprem, accelerator: H100-SXM}\n"
+        "  - {name: p5, kind: cloud, instance: p5.48xlarge,\n"
+        "     region: us-east-1}\n";
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    assert_int_equal (o->compute.code, 0);
+    assert_true (o->gpus >= 8);
+    assert_int_equal (o->gpus % 8, 0);
+    /* the run takes at most the deadline: demand-months <= gpus x 1 */
+    double gm = 0, peak = 0;
+    for (size_t t = 0; t < o->n_periods; t++) {
+        gm += o->demand_gpus[t];
+        if (o->demand_gpus[t] > peak)
+            peak = o->demand_gpus[t];
+    }
+    assert_true (gm > 0 && gm <= (double)o->gpus * (30.0 / 30.4167) + 1e-6);
+    assert_true (o->usd_per_run > 0);
+    assert_int_equal (o->unit_costs.code, 0);
+    const struct gp_plan_option *c = find (f.res, "p5/on_demand");
+    double want = c->cloud_storage_usd;
+    for (size_t t = 0; t < c->n_periods; t++)
+        want += ceil (c->demand_gpus[t] / 8 - 1e-9) * 55.04 * 730;
+    NEAR (c->tco_usd, want);
+    assert_int_equal (gp_plan_status (f.res, NULL), 0);
+    /* An impossible deadline names the field and makes the plan
+     * infeasible (exit 1).
+     */
+    unload (&f);
+    static const char spec2[] =
+        "name: late\n"
+        "horizon: 1y\n"
+        "workloads:\n"
+        "  - {name: pre, kind: training, model: llama3.1-405b,\n"
+        "     tokens: 15T, deadline: 1d}\n"
+        "options:\n"
+        "  - {name: h100, kind: onprem, accelerator: H100-SXM}\n";
+    if (load (&f, spec2, &err) != 0)
+        fail_msg ("%s", err.text);
+    assert_int_equal (gp_plan_status (f.res, &err), GP_EINFEASIBLE);
+    assert_non_null (strstr (err.text, "workloads[0].deadline"));
+    unload (&f);
+}
+
+static void expect_error (const char *spec, int code, const char *const *want)
+{
+    struct fx f;
+    gp_error_t err = {0};
+    int rc = load (&f, spec, &err);
+    if (rc == 0) {
+        rc = gp_plan_status (f.res, &err);
+        rc = rc ? -1 : 0;
+    }
+    assert_int_equal (rc, -1);
+    if (err.code != code)
+        fail_msg ("code %d, want %d: %s", err.code, code, err.text);
+    for (size_t i = 0; want[i]; i++)
+        if (!strstr (err.text, want[i]))
+            fail_msg ("'%s' not in '%s'", want[i], err.text);
+    unload (&f);
+}
+
+static char *with (const char *from, const char *to)
+{
+    static char buf[4096];
+    const char *p = strstr (base_spec, from);
+    assert_non_null (p);
+    size_t a = (size_t)(p - base_spec);
+    snprintf (buf, sizeof buf, "%.*s%s%s", (int)a, base_spec, to,
+              p + strlen (from));
+    return buf;
+}
+
+static void test_errors (void **state)
+{
+    (void)state;
+    const char *w1[] = {"plan.yaml:14:", "options[0].accelerator",
+                        "did you mean", NULL};
+    expect_error (with ("accelerator: H100-SXM", "accelerator: H100"),
+                  GP_ENOTFOUND, w1);
+    const char *w2[] = {"plan.yaml:", "unknown key 'gpu'", NULL};
+    expect_error (with ("gpus: 16}", "gpu: 16}"), GP_EPARSE, w2);
+    const char *w3[] = {"options[0].node_capex", "MI300X", NULL};
+    expect_error (with ("accelerator: H100-SXM", "accelerator: MI300X, "
+                                                 "node_power: 11kW"),
+                  GP_EINVAL, w3);
+    const char *w4[] = {"workloads[0].model", "did you mean", NULL};
+    expect_error (with ("model: llama3-8b", "model: llama-3-8b"),
+                  GP_ENOTFOUND, w4);
+    const char *w5[] = {"workloads[0].team", "'c'", NULL};
+    expect_error (with ("team: a,", "team: c,"), GP_ENOTFOUND, w5);
+    const char *w6[] = {"assumptions: unknown key 'swich_usd'", NULL};
+    expect_error (with ("  storage_usd_per_tb: 0\n",
+                        "  swich_usd: 1\n"),
+                  GP_EPARSE, w6);
+    /* A valid plan no option meets: 10 kW of power for 2 DGX H100, and
+     * only the on-prem option.
+     */
+    const char *w7[] = {"no option meets the constraints",
+                        "constraints.power", NULL};
+    char spec[4096];
+    snprintf (spec, sizeof spec, "%s",
+              with ("options:\n", "constraints: {power: 10kW}\noptions:\n"));
+    char *cut = strstr (spec, "  - {name: p5");
+    assert_non_null (cut);
+    *cut = 0;
+    expect_error (spec, GP_EINFEASIBLE, w7);
+    const char *w8[] = {"pricing[0]", "unknown pricing model 'cheap'",
+                        NULL};
+    expect_error (with ("pricing: [on_demand,", "pricing: [cheap,"),
+                  GP_EPARSE, w8);
+}
+
+/* Constraints prune options: clouds not allowed are rejected with the
+ * field named; a budget under every TCO leaves nothing.
+ */
+static void test_constraints (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, with ("options:\n", "constraints: {clouds: [gcp], "
+                                      "reservation_terms: [1y]}\noptions:\n"),
+              &err) != 0)
+        fail_msg ("%s", err.text);
+    /* reserved_3y is not generated when only 1y terms are allowed */
+    for (size_t i = 0; i < f.res->n_options; i++)
+        assert_null (strstr (f.res->options[i].name, "reserved_3y"));
+    const struct gp_plan_option *o = find (f.res, "p5/on_demand");
+    assert_false (o->feasible);
+    assert_non_null (strstr (o->violation, "constraints.clouds"));
+    unload (&f);
+    const char *w[] = {"constraints.budget", NULL};
+    expect_error (with ("options:\n", "constraints: {budget: $1k}\n"
+                                      "options:\n"),
+                  GP_EINFEASIBLE, w);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_onprem_by_hand),
+        cmocka_unit_test (test_cloud_by_hand),
+        cmocka_unit_test (test_sized_by_planners),
+        cmocka_unit_test (test_errors),
+        cmocka_unit_test (test_constraints),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
