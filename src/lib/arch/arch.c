@@ -17,6 +17,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/csv.h"
 #include "../core/embed.h"
+#include "../core/strpool.h"
 
 const char *gp_mlp_str (enum gp_mlp m)
 {
@@ -164,25 +165,8 @@ int gp_arch_check (const struct gp_arch *a, gp_error_t *err)
 struct gp_zoo {
     struct gp_arch *models;
     size_t n, cap;
-    char **strings; /* sources, owned */
-    size_t n_str, cap_str;
+    struct gp__strpool strings; /* sources and dates */
 };
-
-static const char *zoo_dup (struct gp_zoo *z, const char *s)
-{
-    if (z->n_str == z->cap_str) {
-        size_t nc = z->cap_str ? 2 * z->cap_str : 128;
-        char **v = realloc (z->strings, nc * sizeof *v);
-        if (!v)
-            return NULL;
-        z->strings = v;
-        z->cap_str = nc;
-    }
-    char *d = strdup (s);
-    if (d)
-        z->strings[z->n_str++] = d;
-    return d;
-}
 
 enum zcol {
     Z_ID, Z_NAME, Z_FAMILY, Z_PARAMS, Z_ACTIVE, Z_LAYERS, Z_HIDDEN, Z_FFN,
@@ -353,9 +337,10 @@ static int zoo_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
      */
     a.learned_pos_emb =
         strstr (row->fields[L->map[Z_NOTES]], "LEARNED-POS-EMB") != NULL;
-    if ((a.source = zoo_dup (L->zoo, row->fields[L->map[Z_SOURCE]])) == NULL
-        || (a.source_date = zoo_dup (L->zoo, row->fields[L->map[Z_DATE]]))
-               == NULL)
+    struct gp__strpool *pool = &L->zoo->strings;
+    if (!(a.source = gp__strpool_dup (pool, row->fields[L->map[Z_SOURCE]]))
+        || !(a.source_date =
+                 gp__strpool_dup (pool, row->fields[L->map[Z_DATE]])))
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
     gp_error_t e;
     if (gp_arch_check (&a, &e) != 0)
@@ -388,9 +373,7 @@ void gp_zoo_destroy (struct gp_zoo *z)
     if (!z)
         return;
     int saved = errno;
-    for (size_t i = 0; i < z->n_str; i++)
-        free (z->strings[i]);
-    free (z->strings);
+    gp__strpool_free (&z->strings);
     free (z->models);
     free (z);
     errno = saved;

@@ -18,42 +18,12 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/csv.h"
 #include "../core/embed.h"
-
-/* ============================ string pool ============================== */
-
-struct pool {
-    char **s;
-    size_t n, cap;
-};
-
-static const char *pool_dup (struct pool *p, const char *s)
-{
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 256;
-        char **v = realloc (p->s, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        p->s = v;
-        p->cap = cap;
-    }
-    char *d = strdup (s);
-    if (!d)
-        return NULL;
-    p->s[p->n++] = d;
-    return d;
-}
-
-static void pool_free (struct pool *p)
-{
-    for (size_t i = 0; i < p->n; i++)
-        free (p->s[i]);
-    free (p->s);
-}
+#include "../core/strpool.h"
 
 /* ============================== tables ================================= */
 
 struct gp_catalog {
-    struct pool strings;
+    struct gp__strpool strings;
     struct gp_accel *accels;
     size_t n_accels, cap_accels;
     struct gp_instance *instances;
@@ -355,7 +325,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
                                  L->name, row->line, c->name);
         switch (c->type) {
         case C_STR: {
-            const char *d = pool_dup (&L->cat->strings, cell);
+            const char *d = gp__strpool_dup (&L->cat->strings, cell);
             if (!d)
                 return gp_errprintf (err, GP_ENOMEM, "out of memory");
             memcpy (base + c->off, &d, sizeof d);
@@ -510,7 +480,7 @@ void gp_catalog_destroy (struct gp_catalog *cat)
     if (!cat)
         return;
     int saved = errno;
-    pool_free (&cat->strings);
+    gp__strpool_free (&cat->strings);
     free (cat->accels);
     free (cat->instances);
     free (cat->migs);
