@@ -13,6 +13,7 @@ PKGS=(
   python3                            # golden/CLI test drivers, data checks
   python3-yaml python3-jsonschema    # validating exported manifests against CRD schemas
   chromium                           # headless browser test of the HTML plan report
+  prometheus                         # promtool: checks and unit-tests exported alerting rules
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,7 +1,9 @@
 /* gpuplan/export.h - configuration for the orchestrators a planned cluster
  * runs: Kueue (ResourceFlavors, ClusterQueues in cohorts, LocalQueues,
- * WorkloadPriorityClasses), Volcano (Queues) and Slurm (slurm.conf nodes
- * and partitions, gres.conf, topology.conf, sacctmgr accounts and QOS).
+ * WorkloadPriorityClasses), Volcano (Queues), Slurm (slurm.conf nodes
+ * and partitions, gres.conf, topology.conf, sacctmgr accounts and QOS) and
+ * Prometheus (recording and alerting rules over DCGM exporter metrics that
+ * compare the running cluster with the plan).
  *
  * gpuplan plans and simulates; these files hand the plan to the engines
  * that enforce it.  Mapping rules are in docs/formats/export.md.
@@ -22,6 +24,7 @@ enum gp_export_target {
     GP_EXPORT_KUEUE,
     GP_EXPORT_VOLCANO,
     GP_EXPORT_SLURM,
+    GP_EXPORT_PROMETHEUS,
 };
 
 struct gp_export_file {
@@ -36,7 +39,7 @@ struct gp_export {
     size_t n_files;
 };
 
-/* Parse "kueue", "volcano" or "slurm".  Returns 0 or GP_ENOTFOUND. */
+/* Parse "kueue", "volcano", "slurm" or "prometheus".  Returns 0 or GP_ENOTFOUND. */
 int gp_export_target_parse (const char *s,
                             enum gp_export_target *t,
                             gp_error_t *err);

@@ -11,11 +11,12 @@
 
 const char cmd_export_help[] =
     "NAME\n"
-    "    gpuplan export - orchestrator configuration for a planned cluster\n"
+    "    gpuplan export - orchestrator and monitoring configuration for a\n"
+    "    planned cluster\n"
     "\n"
     "SYNOPSIS\n"
-    "    gpuplan export kueue|volcano|slurm --cluster SPEC.yaml [--out DIR]\n"
-    "                   [--json] [--catalog DIR]\n"
+    "    gpuplan export kueue|volcano|slurm|prometheus --cluster SPEC.yaml\n"
+    "                   [--out DIR] [--json] [--catalog DIR]\n"
     "\n"
     "DESCRIPTION\n"
     "    Turns a cluster spec (pools, teams with quotas, weights, priorities,\n"
@@ -30,6 +31,10 @@ const char cmd_export_help[] =
     "      slurm    slurm.conf nodes/partitions/scheduling, gres.conf,\n"
     "               topology.conf (leaf per rack, one spine), accounts.sh\n"
     "               (sacctmgr QOS GrpTRES caps and Fairshare)\n"
+    "      prometheus recording and alerting rules over DCGM exporter\n"
+    "               metrics comparing the running cluster with the plan:\n"
+    "               GPUs missing per pool, pools saturated or underused,\n"
+    "               critical XID errors, teams above quota + borrowing\n"
     "    The mapping rules are in docs/formats/export.md.  Without --out the\n"
     "    files are printed, each after a '# ==> NAME <==' line.\n"
     "\n"
@@ -100,8 +105,8 @@ int cmd_export (int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return cli_usage_error ("export: expected one target: kueue, volcano "
-                                "or slurm");
+        return cli_usage_error ("export: expected one target: kueue, volcano, "
+                                "slurm or prometheus");
     gp_error_t err = {0};
     enum gp_export_target target;
     if (gp_export_target_parse (argv[optind], &target, &err) != 0)

@@ -131,13 +131,33 @@ static void test_slurm (void **state)
     gp_export_destroy (x);
 }
 
+static void test_prometheus (void **state)
+{
+    (void)state;
+    struct gp_export *x = render (GP_EXPORT_PROMETHEUS);
+    assert_int_equal (x->n_files, 1);
+    const char *t = x->files[0].text;
+    /* NVIDIA pool: DCGM rules; 10 nodes x 8 = 80 planned GPUs. */
+    has (t, "expr: count(DCGM_FI_DEV_GPU_UTIL{Hostname=~\"h100-[0-9]+\"})\n");
+    has (t, "gpuplan:pool_gpus_reporting:count{pool=\"h100\"} < 80\n");
+    /* AMD pool: no DCGM metrics, said so instead of a wrong rule. */
+    has (t, "# pool mi300x (AMD): no DCGM metrics");
+    assert_null (strstr (t, "mi300x-[0-9]+"));
+    /* Team a: quota 60 + borrowing 9 = 69; team b: in a cohort without a
+     * borrowing limit -> whole pools, 80 + 40 = 120. */
+    has (t, "count(DCGM_FI_DEV_GPU_UTIL{namespace=\"a\"}) > 69\n");
+    has (t, "count(DCGM_FI_DEV_GPU_UTIL{namespace=\"b\"}) > 120\n");
+    has (t, "DCGM_FI_DEV_XID_ERRORS == 79 or");
+    gp_export_destroy (x);
+}
+
 static void test_bad (void **state)
 {
     (void)state;
     gp_error_t err = {0};
     enum gp_export_target t;
     assert_int_equal (gp_export_target_parse ("k8s", &t, &err), GP_ENOTFOUND);
-    assert_non_null (strstr (err.text, "kueue, volcano or slurm"));
+    assert_non_null (strstr (err.text, "kueue, volcano, slurm or prometheus"));
     const char *bad = "name: lab\npools:\n  - {name: H100_Pool, accelerator: "
                       "H100-SXM, gpus_per_node: 8, nodes: 1}\n";
     struct gp_doc *d = gp_doc_parse (bad, strlen (bad), "x.yaml", &err);
@@ -161,6 +181,7 @@ int main (void)
         cmocka_unit_test (test_kueue),
         cmocka_unit_test (test_volcano),
         cmocka_unit_test (test_slurm),
+        cmocka_unit_test (test_prometheus),
         cmocka_unit_test (test_bad),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
