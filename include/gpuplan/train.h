@@ -39,11 +39,27 @@ enum gp_sharding {
 
 enum gp_recompute {
     GP_RECOMP_NONE,
-    GP_RECOMP_SELECTIVE, /* attention core (Korthikanti et al. 2022) */
+    GP_RECOMP_SELECTIVE, /* attention core (Korthikanti et al. 2022); with
+                          * MLA also the Q/K/V up-projections */
     GP_RECOMP_FULL,      /* whole layer; only the layer input is kept */
 };
 
-/* A parallel layout.  tp*pp*cp*dp = GPUs; ep divides dp*cp (Megatron). */
+/* Pipeline schedule and what it overlaps with compute (MoE all-to-all). */
+enum gp_schedule {
+    GP_SCHED_1F1B,        /* 1F1B (interleaved when vpp > 1); EP all-to-all
+                           * exposed (Megatron-Core default) */
+    GP_SCHED_A2A_OVERLAP, /* 1F1B with the EP all-to-all of one micro-batch
+                           * under another's compute in the steady state
+                           * (Megatron-Core --overlap-moe-expert-parallel-comm)
+                           */
+    GP_SCHED_DUALPIPE,    /* DeepSeek-V3 DualPipe: all-to-all and P2P fully
+                           * overlapped, half the bubble, 2x parameters */
+};
+
+/* A parallel layout.  tp*pp*cp*dp = GPUs; ep divides tp*dp*cp: experts
+ * are not tensor-split (expert tensor parallel 1) and EP is folded over
+ * the TP x DP x CP ranks (Megatron-Core MoE parallel folding).
+ */
 struct gp_layout {
     int tp, pp, dp, cp, ep;
     int vpp;          /* virtual stages per pipeline rank; 1 = plain 1F1B */
@@ -51,6 +67,7 @@ struct gp_layout {
     int seq_par;      /* sequence parallelism with TP (1 = on) */
     enum gp_recompute recompute;
     enum gp_sharding sharding;
+    enum gp_schedule schedule;
 };
 
 /* The training job. */
@@ -113,7 +130,8 @@ struct gp_train_time {
     double mem_s;             /* memory-bound ops (norms, activations...) */
     double tp_comm_s;         /* exposed TP collectives */
     double cp_comm_s;
-    double ep_comm_s;         /* MoE all-to-all */
+    double ep_comm_s;         /* exposed MoE all-to-all */
+    double ep_hidden_s;       /* MoE all-to-all hidden under compute */
     double pp_bubble_s;
     double pp_p2p_s;
     double dp_comm_s;         /* exposed DP / ZeRO / FSDP traffic */
@@ -145,6 +163,8 @@ struct gp_train_model {
     int moe_layers, dense_layers;
     int mlp_mats;             /* 2 gelu, 3 swiglu */
     int ffn_hidden, moe_ffn_hidden, moe_experts, moe_topk, moe_shared;
+    int mla;                  /* multi-head latent attention (DeepSeek) */
+    int mla_q_lora, mla_kv_lora, mla_rope, mla_v_dim; /* qk dim = head_dim */
     double embed_params;      /* input (+ output when untied) + positions */
     double total_params;
     double active_params;     /* touched per token */
@@ -271,6 +291,7 @@ struct gp_search_fix {
     int sharding;    /* enum gp_sharding or -1 */
     int sharding_max;/* highest stage searched when free; -1 = ZeRO-3 */
     int max_tp;      /* 0 = scale-up domain */
+    int schedule;    /* enum gp_schedule or -1 (= 1F1B); never searched */
 };
 
 void gp_search_fix_free (struct gp_search_fix *f);
@@ -324,6 +345,7 @@ size_t gp_search_size (const struct gp_train_model *m,
 const char *gp_sharding_str (enum gp_sharding s);
 const char *gp_recompute_str (enum gp_recompute r);
 const char *gp_precision_str (enum gp_precision p);
+const char *gp_schedule_str (enum gp_schedule s);
 
 #ifdef __cplusplus
 }

@@ -56,6 +56,8 @@ const char cmd_train_help[] =
     "    --precision P     bf16 (default), fp16 or fp8\n"
     "    --optimizer-states fp32|bf16   Adam moment dtype (default fp32)\n"
     "    --framework megatron|fsdp      restrict the sharding search\n"
+    "    --pp-schedule 1f1b|a2a-overlap|dualpipe   pipeline schedule and\n"
+    "                      MoE all-to-all overlap (default 1f1b: exposed)\n"
     "    --gpus N | --days D            fixed count, or a deadline\n"
     "  hardware\n"
     "    --gpu LIST        accelerator ids, comma-separated (H100-SXM)\n"
@@ -92,6 +94,7 @@ struct tspec {
     double batch_tokens;
     int precision;
     int framework;
+    int pp_schedule;
     int optimizer_states;
     int top;
     /* explicit dimensions (override the zoo entry, or define a model) */
@@ -105,6 +108,8 @@ struct tspec {
 static const char *const prec_names[] = {"bf16", "fp16", "fp8", NULL};
 static const char *const fw_names[] = {"megatron", "fsdp", NULL};
 static const char *const opt_names[] = {"fp32", "bf16", NULL};
+static const char *const sched_names[] = {"1f1b", "a2a-overlap", "dualpipe",
+                                          NULL};
 static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 
 #define F_(key, type, member, q, lo, hi, ch)                                  \
@@ -126,6 +131,7 @@ static const struct gp_field spec_fields[] = {
         NULL),
     F_ ("precision", GP_F_ENUM, precision, 0, 0, 0, prec_names),
     F_ ("framework", GP_F_ENUM, framework, 0, 0, 0, fw_names),
+    F_ ("pp_schedule", GP_F_ENUM, pp_schedule, 0, 0, 0, sched_names),
     F_ ("optimizer_states", GP_F_ENUM, optimizer_states, 0, 0, 0,
         opt_names),
     F_ ("top", GP_F_INT, top, 0, 1, 10, NULL),
@@ -214,10 +220,13 @@ static void tspec_merge (struct tspec *sp, const struct tspec *fl)
 
 static void lay_str (const struct gp_layout *l, char *b, size_t n)
 {
-    snprintf (b, n, "tp%d pp%d dp%d cp%d ep%d vpp%d mb%d%s %s %s", l->tp,
-              l->pp, l->dp, l->cp, l->ep, l->vpp, l->micro_batch,
+    snprintf (b, n, "tp%d pp%d dp%d cp%d ep%d vpp%d mb%d%s %s %s%s%s",
+              l->tp, l->pp, l->dp, l->cp, l->ep, l->vpp, l->micro_batch,
               l->seq_par ? " sp" : "", gp_recompute_str (l->recompute),
-              gp_sharding_str (l->sharding));
+              gp_sharding_str (l->sharding),
+              l->schedule != GP_SCHED_1F1B ? " " : "",
+              l->schedule != GP_SCHED_1F1B ? gp_schedule_str (l->schedule)
+                                           : "");
 }
 
 static json_t *lay_json (const struct gp_layout *l)
@@ -235,6 +244,8 @@ static json_t *lay_json (const struct gp_layout *l)
                          json_string (gp_recompute_str (l->recompute)));
     json_object_set_new (o, "sharding",
                          json_string (gp_sharding_str (l->sharding)));
+    json_object_set_new (o, "pp_schedule",
+                         json_string (gp_schedule_str (l->schedule)));
     return o;
 }
 
@@ -474,6 +485,7 @@ static json_t *plan_json (const struct gp_train_model *m,
     json_object_set_new (st, "tp_comm_s", json_real (t->tp_comm_s));
     json_object_set_new (st, "cp_comm_s", json_real (t->cp_comm_s));
     json_object_set_new (st, "ep_comm_s", json_real (t->ep_comm_s));
+    json_object_set_new (st, "ep_hidden_s", json_real (t->ep_hidden_s));
     json_object_set_new (st, "pp_bubble_s", json_real (t->pp_bubble_s));
     json_object_set_new (st, "pp_p2p_s", json_real (t->pp_p2p_s));
     json_object_set_new (st, "dp_comm_s", json_real (t->dp_comm_s));
@@ -783,6 +795,8 @@ int cmd_train (int argc, char **argv)
         job.global_batch = 1;
     struct gp_search_fix fix;
     gp_search_fix_free (&fix);
+    if (sp.pp_schedule >= 0)
+        fix.schedule = sp.pp_schedule;
     if (sp.framework == 0) /* Megatron 3D: no or distributed optimizer */
         fix.sharding_max = GP_SHARD_ZERO1;
     else if (sp.framework == 1) { /* FSDP: fully sharded, no pipeline */

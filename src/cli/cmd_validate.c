@@ -67,7 +67,7 @@ enum {
     C_ID, C_KIND, C_ZOO, C_LAYERS, C_HIDDEN, C_FFN, C_HEADS, C_KV, C_VOCAB,
     C_MLP, C_MOE_E, C_MOE_K, C_MOE_F, C_MOE_S, C_SEQ, C_GPU, C_NGPU, C_GPN,
     C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_SHARD, C_RECOMP, C_MB, C_GB,
-    C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_N
+    C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED, C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -76,7 +76,7 @@ static const char *const col_names[C_N] = {
     "moe_shared_experts", "seq_len", "gpu", "num_gpus", "gpus_per_node", "tp",
     "pp", "dp", "cp", "ep", "vpp", "sharding", "recompute", "micro_batch",
     "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
-    "measured_gpu_hours",
+    "measured_gpu_hours", "head_dim", "pp_schedule",
 };
 
 struct vrow {
@@ -97,7 +97,9 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
     if (row->index == 0) {
         for (int i = 0; i < C_N; i++) {
             v->col[i] = gp_csv_col (row, col_names[i]);
-            if (v->col[i] < 0 && i != C_ZOO)
+            /* zoo, head_dim and pp_schedule are optional columns */
+            if (v->col[i] < 0 && i != C_ZOO && i != C_HEAD_DIM
+                && i != C_SCHED)
                 return gp_errprintf (err, GP_EPARSE,
                                      "%s:%zu: missing column '%s'", v->path,
                                      row->line, col_names[i]);
@@ -221,17 +223,20 @@ struct vres {
     double predicted, measured, rel_err;
     struct gp_train_result res;
     int n_gpus;
-    char layout[160];
+    char layout[224];
 };
 
 static void layout_str (const struct gp_layout *l, char *b, size_t n)
 {
     snprintf (b, n,
               "tp%d pp%d dp%d cp%d ep%d vpp%d mb%d%s recompute=%s "
-              "sharding=%s",
+              "sharding=%s%s%s",
               l->tp, l->pp, l->dp, l->cp, l->ep, l->vpp, l->micro_batch,
               l->seq_par ? " sp" : "", gp_recompute_str (l->recompute),
-              gp_sharding_str (l->sharding));
+              gp_sharding_str (l->sharding),
+              l->schedule != GP_SCHED_1F1B ? " " : "",
+              l->schedule != GP_SCHED_1F1B ? gp_schedule_str (l->schedule)
+                                           : "");
 }
 
 static int enum_of (const char *s, const char *const *names, int n)
@@ -301,6 +306,7 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
         a.vocab = 51200;
     if (!z || zh != a.heads || a.head_dim <= 0)
         a.head_dim = a.hidden / a.heads;
+    a.head_dim = inum (r, C_HEAD_DIM, a.head_dim);
     if (a.attention != GP_ATTN_MLA)
         a.attention = a.kv_heads < a.heads ? GP_ATTN_GQA : GP_ATTN_MHA;
     struct gp_train_model m;
@@ -380,6 +386,15 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     fix.ep = inum (r, C_EP, -1);
     fix.vpp = inum (r, C_VPP, -1);
     fix.micro_batch = inum (r, C_MB, -1);
+    if (r->f[C_SCHED][0]) {
+        static const char *const sch[] = {"1f1b", "a2a-overlap",
+                                          "dualpipe"};
+        fix.schedule = enum_of (r->f[C_SCHED], sch, 3);
+        if (fix.schedule < 0) {
+            unsup (o, "unknown pp_schedule '%s'", r->f[C_SCHED]);
+            return;
+        }
+    }
     static const char *const rec[] = {"none", "selective", "full"};
     static const char *const shd[] = {"none", "zero1", "zero2", "zero3",
                                       "fsdp"};
@@ -406,6 +421,21 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     }
     struct gp_search_stats st;
     size_t k = gp_search_layouts (&m, &job, &hw, n, &fix, &o->res, 1, &st);
+    /* A row that publishes its whole layout ran: when the memory model
+     * finds that layout over the HBM, the throughput model is still
+     * validated on it and the row says so (docs/model/training.md,
+     * "Validation").
+     */
+    int full_layout = fix.tp > 0 && fix.pp > 0 && fix.dp > 0
+                      && fix.micro_batch > 0 && fix.recompute >= 0
+                      && (fix.vpp > 0 || fix.pp == 1)
+                      && (fix.ep > 0 || !m.moe_experts);
+    int over_mem = 0;
+    if (k == 0 && st.have_oom && full_layout) {
+        o->res = st.best_oom;
+        k = 1;
+        over_mem = 1;
+    }
     if (k == 0) {
         if (st.have_oom) {
             char b[160];
@@ -422,6 +452,12 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
         return;
     }
     layout_str (&o->res.layout, o->layout, sizeof o->layout);
+    if (over_mem) {
+        size_t len = strlen (o->layout);
+        snprintf (o->layout + len, sizeof o->layout - len,
+                  " [memory model: %.1f GB > %.0f GB]",
+                  o->res.mem.total / 1e9, hw.mem_bytes / 1e9);
+    }
     double tps = o->res.time.tokens_per_s_per_gpu;
     if (o->campaign) {
         if (job.tokens <= 0) {

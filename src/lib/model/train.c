@@ -33,6 +33,12 @@ const char *gp_precision_str (enum gp_precision p)
     return (unsigned)p < 3 ? n[p] : "?";
 }
 
+const char *gp_schedule_str (enum gp_schedule s)
+{
+    static const char *n[] = {"1f1b", "a2a-overlap", "dualpipe"};
+    return (unsigned)s < 3 ? n[s] : "?";
+}
+
 /* ============================ model and job ============================ */
 
 int gp_train_prep (const struct gp_arch *a, struct gp_train_model *m,
@@ -65,6 +71,14 @@ int gp_train_prep (const struct gp_arch *a, struct gp_train_model *m,
     m->kv_heads = b.kv_heads;
     m->head_dim = b.head_dim;
     m->vocab = b.vocab;
+    if (b.attention == GP_ATTN_MLA && b.mla_kv_lora_rank > 0
+        && b.mla_v_head_dim > 0) {
+        m->mla = 1;
+        m->mla_q_lora = b.mla_q_lora_rank > 0 ? b.mla_q_lora_rank : 0;
+        m->mla_kv_lora = b.mla_kv_lora_rank;
+        m->mla_rope = b.mla_qk_rope_head_dim;
+        m->mla_v_dim = b.mla_v_head_dim;
+    }
     m->mlp_mats = b.mlp == GP_MLP_SWIGLU ? 3 : 2;
     m->ffn_hidden = b.ffn_hidden;
     m->moe_ffn_hidden = b.moe_ffn_hidden;
@@ -113,11 +127,24 @@ void gp_train_job_default (struct gp_train_job *job)
     job->flash_attn = 1;
 }
 
+/* Attention score and value widths summed over heads: a*(d_qk + d_v);
+ * 2*a*d for MHA/GQA, a*(qk_nope + qk_rope + v) for MLA.
+ */
+static double attn_width2 (const struct gp_train_model *m)
+{
+    double dv = m->mla ? m->mla_v_dim : m->head_dim;
+    return (double)m->heads * (m->head_dim + dv);
+}
+
 double gp_train_model_flops_per_token (const struct gp_train_model *m,
                                        double seq_len)
 {
+    /* 12*L*s*a*d = 6*L*s*a*(d_qk + d_v): QK^T and PV, forward + backward */
+    if (!m->mla)
+        return 6.0 * m->matmul_active
+               + 12.0 * m->layers * seq_len * (double)m->heads * m->head_dim;
     return 6.0 * m->matmul_active
-           + 12.0 * m->layers * seq_len * (double)m->heads * m->head_dim;
+           + 6.0 * m->layers * seq_len * attn_width2 (m);
 }
 
 /* ======================= efficiency by generation ====================== */
@@ -238,11 +265,18 @@ int gp_train_check (const struct gp_train_model *m,
             return gp_errprintf (err, GP_EINVAL,
                                  "ep %d does not divide %d experts", l->ep,
                                  m->moe_experts);
-        if ((l->dp * l->cp) % l->ep)
+        if ((l->tp * l->dp * l->cp) % l->ep)
             return gp_errprintf (err, GP_EINVAL,
-                                 "ep %d does not divide dp*cp %d", l->ep,
-                                 l->dp * l->cp);
+                                 "ep %d does not divide tp*dp*cp %d", l->ep,
+                                 l->tp * l->dp * l->cp);
     }
+    if ((unsigned)l->schedule > GP_SCHED_DUALPIPE)
+        return gp_errprintf (err, GP_EINVAL, "unknown pipeline schedule");
+    if (l->schedule == GP_SCHED_DUALPIPE
+        && (l->pp < 2 || l->pp % 2 || l->vpp > 1))
+        return gp_errprintf (err, GP_EINVAL,
+                             "dualpipe needs an even pp >= 2 and vpp 1 "
+                             "(pp %d, vpp %d)", l->pp, l->vpp);
     return 0;
 }
 
@@ -263,12 +297,27 @@ static double act_coeffs (const struct gp_train_model *m,
     double kvw = (double)m->kv_heads * m->head_dim / h;
     /* attention: QKV input 2, Q 2qw, K and V 4kvw, proj input 2qw, mask 1 */
     double attn_split = 2 * qw + 4 * kvw + 2 * qw;
+    if (m->mla) {
+        /* MLA: the latents c_q (q_lora), c_kv + k_rope (kv_lora + rope),
+         * Q and K (a*d_qk each), V and the projection input (a*d_v
+         * each), 2 bytes per element.  Recomputing the up-projections
+         * (selective recompute; DeepSeek-V3 Sec. 3.2.3, Megatron-Core
+         * recompute module mla_up_proj) drops Q, K and V.
+         */
+        double vw = (double)m->heads * m->mla_v_dim / h;
+        double lat = 2.0 * (m->mla_q_lora + m->mla_kv_lora + m->mla_rope)
+                     / h;
+        attn_split = lat + 2 * qw + 2 * qw + 2 * vw + 2 * vw;
+        if (l->recompute == GP_RECOMP_SELECTIVE)
+            attn_split = lat + 2 * vw;
+    }
     double mlp_split;
     double ffn = m->ffn_hidden;
     if (m->moe_layers > 0 && m->layers > 0) {
         double fm = m->moe_ffn_hidden;
         double per = m->mlp_mats == 3 ? 6 * fm / h : 4 * fm / h;
-        double moe = per * (m->moe_topk + m->moe_shared);
+        /* + the dispatched copies of the input, one per routed expert */
+        double moe = per * (m->moe_topk + m->moe_shared) + 2.0 * m->moe_topk;
         double dense = m->mlp_mats == 3 ? 6 * ffn / h : 4 * ffn / h;
         mlp_split = (moe * m->moe_layers + dense * m->dense_layers) / m->layers;
     } else {
@@ -298,6 +347,32 @@ double gp_train_act_layer_bytes (const struct gp_train_model *m,
     return sbh * (c + attn_term);
 }
 
+/* FP8 GEMMs (Transformer Engine; DeepSeek-V3 Sec. 3.3.3) keep the FP8
+ * cast of each GEMM input for the backward pass: 1 byte instead of 2 per
+ * element of the QKV input (MLA: and the latents), the projection input,
+ * the MLP input and the second MLP GEMM's input, and of every routed
+ * copy's expert input and SwiGLU output.  Returned in units of s*b*h
+ * bytes per layer, split like act_coeffs.
+ */
+static double act_fp8_save (const struct gp_train_model *m,
+                            const struct gp_layout *l)
+{
+    double h = m->hidden, t = l->tp;
+    double vd = m->mla ? m->mla_v_dim : m->head_dim;
+    double split = (double)m->heads * vd / h;
+    if (m->mla)
+        split += (m->mla_q_lora + m->mla_kv_lora) / h;
+    double dense = (double)m->ffn_hidden / h;
+    if (m->moe_layers > 0 && m->layers > 0) {
+        double fm = (double)m->moe_ffn_hidden / h;
+        double moe = m->moe_topk * (1 + fm) + m->moe_shared * fm;
+        split += (moe * m->moe_layers + dense * m->dense_layers) / m->layers;
+    } else
+        split += dense;
+    double unsplit = 2; /* QKV and MLP inputs */
+    return l->seq_par ? (unsplit + split) / t : unsplit + split / t;
+}
+
 /* The same without recompute: the working set of one layer. */
 static double act_layer_full (const struct gp_train_model *m,
                               const struct gp_layout *l, double seq_len,
@@ -323,8 +398,12 @@ void gp_train_memory (const struct gp_train_model *m,
     double moe_frac = 1 - dense_frac;
     double routed = m->moe_experts * m->expert_params;
     double shared = m->moe_params - routed;
+    /* Routed experts are split over EP only (expert tensor parallel 1),
+     * everything else over TP.
+     */
     double layer_p = m->attn_params / t + dense_frac * m->mlp_params / t
-                     + moe_frac * (routed / (t * l->ep) + shared / t);
+                     + moe_frac * shared / t;
+    double layer_x = moe_frac * routed / l->ep;
     double emb = (double)m->vocab * m->hidden / t;
     /* First stage: layers + input embedding (+ positions); with pp = 1 also
      * the output layer when untied.
@@ -332,7 +411,17 @@ void gp_train_memory (const struct gp_train_model *m,
     double P = Ls * layer_p + emb;
     if (l->pp == 1 && m->embed_params > 1.5 * m->vocab * (double)m->hidden)
         P += emb;
+    double PX = Ls * layer_x;
+    /* DualPipe holds two pipeline stages per rank (DeepSeek-V3 Sec.
+     * 3.2.1, Table 2: 2x parameters).
+     */
+    if (l->schedule == GP_SCHED_DUALPIPE) {
+        P *= 2;
+        PX *= 2;
+    }
     double shard = (double)l->dp * l->cp;
+    /* experts are replicated over tp*dp*cp/ep ranks (expert DP) */
+    double shard_x = (double)l->tp * l->dp * l->cp / l->ep;
     int sh = l->sharding;
     int z3 = sh == GP_SHARD_ZERO3 || sh == GP_SHARD_FSDP;
     /* Megatron style (none, ZeRO-1/2): 16-bit weights + fp32 main
@@ -345,14 +434,23 @@ void gp_train_memory (const struct gp_train_model *m,
     double gbytes = sh == GP_SHARD_ZERO3 && job->grad_bytes > 2
                         ? 2
                         : job->grad_bytes;
-    o->weights = wb * P / (z3 ? shard : 1);
-    o->grads = gbytes * P / (sh >= GP_SHARD_ZERO2 ? shard : 1);
-    o->optim = job->optim_bytes * P / (sh >= GP_SHARD_ZERO1 ? shard : 1);
+    o->weights = wb * (P / (z3 ? shard : 1) + PX / (z3 ? shard_x : 1));
+    o->grads = gbytes * (P / (sh >= GP_SHARD_ZERO2 ? shard : 1)
+                         + PX / (sh >= GP_SHARD_ZERO2 ? shard_x : 1));
+    o->optim = job->optim_bytes
+               * (P / (sh >= GP_SHARD_ZERO1 ? shard : 1)
+                  + PX / (sh >= GP_SHARD_ZERO1 ? shard_x : 1));
 
     double a_layer = gp_train_act_layer_bytes (m, l, job->seq_len,
                                                job->flash_attn);
+    if (hw->fp8 && l->recompute != GP_RECOMP_FULL)
+        a_layer -= job->seq_len / l->cp * l->micro_batch * (double)m->hidden
+                   * act_fp8_save (m, l);
     double mbs = job->global_batch / ((double)l->dp * l->micro_batch);
     double inflight = pp > 1 ? (mbs < pp ? mbs : pp) : 1;
+    /* DualPipe: PP + 1 micro-batches (DeepSeek-V3 Table 2) */
+    if (l->schedule == GP_SCHED_DUALPIPE)
+        inflight = mbs < pp + 1 ? mbs : pp + 1;
     double interleave = l->vpp > 1 ? 1 + (pp - 1) / (pp * l->vpp) : 1;
     double act = a_layer * Ls * inflight * interleave;
     if (l->recompute == GP_RECOMP_FULL)
@@ -373,9 +471,10 @@ void gp_train_memory (const struct gp_train_model *m,
      * budget (stage3_max_live_parameters = 1e9) beyond one layer.
      */
     if (z3) {
-        double live = layer_p > 1e9 ? layer_p : 1e9;
-        if (live > 2 * layer_p)
-            live = 2 * layer_p;
+        double lp = layer_p + layer_x;
+        double live = lp > 1e9 ? lp : 1e9;
+        if (live > 2 * lp)
+            live = 2 * lp;
         o->buffers += job->weight_bytes * live;
     }
     o->buffers += 2.0 * tok * m->hidden * 2;
@@ -402,6 +501,12 @@ void gp_train_memory (const struct gp_train_model *m,
  */
 #define ZERO3_OVERLAP 0.7
 #define GRAD_OVERLAP 0.9
+/* Kernel launches of a MoE layer's forward beyond the GEMMs: router
+ * GEMM epilogue, softmax/sigmoid, top-k, auxiliary loss, token counts,
+ * permute, unpermute, dispatch and combine preprocessing (about 20 in
+ * Megatron-Core's MoELayer forward; docs/model/training.md).
+ */
+#define MOE_KERNELS 20
 
 static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
                              double K)
@@ -419,6 +524,17 @@ static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
     if (hw->fp8)
         t += 3.0 * (M * K + K * N) / (hw->mem_bw * e->hbm) + e->kernel_s;
     return t;
+}
+
+/* A grouped GEMM (Transformer Engine / CUTLASS grouped GEMM, as used for
+ * the routed experts): 'n' problems of M x N x K in one kernel, each at
+ * its own shape efficiency, paying the kernel overheads once.
+ */
+static inline double grouped_gemm_s (const struct gp_train_hw *hw, double n,
+                                     double M, double N, double K)
+{
+    double over = hw->eff.kernel_s * (hw->fp8 ? 2 : 1);
+    return n * (gemm_s (hw, M, N, K) - over) + over;
 }
 
 /* Ring all-reduce of 'bytes' over 'n' ranks at bus bandwidth 'bw':
@@ -461,31 +577,53 @@ void gp_train_time (const struct gp_train_model *m,
     int rec = l->recompute;
 
     /* --- GEMMs of one layer, forward, one micro-batch --- */
-    double g = gemm_s (hw, T, (qd + kvd) / t, h) + gemm_s (hw, T, h, qd / t);
+    double g;
+    if (m->mla) {
+        /* MLA (DeepSeek-V2 Sec. 2.1): down-projections to the latents
+         * (replicated over TP), up-projections to per-head Q, K_nope and
+         * V (split over TP), output projection from a*d_v.
+         */
+        double a = m->heads, dq = m->head_dim, dv = m->mla_v_dim;
+        double ql = m->mla_q_lora, kl = m->mla_kv_lora, rr = m->mla_rope;
+        g = ql > 0 ? gemm_s (hw, T, ql, h) + gemm_s (hw, T, a * dq / t, ql)
+                   : gemm_s (hw, T, a * dq / t, h);
+        g += gemm_s (hw, T, kl + rr, h);
+        g += gemm_s (hw, T, a * (dq - rr + dv) / t, kl);
+        g += gemm_s (hw, T, h, a * dv / t);
+    } else
+        g = gemm_s (hw, T, (qd + kvd) / t, h) + gemm_s (hw, T, h, qd / t);
     double gd = 0, gm = 0;
     if (dense_frac > 0) {
         double f = m->ffn_hidden / t;
         gd = gemm_s (hw, T, f * (m->mlp_mats - 1), h) + gemm_s (hw, T, h, f);
     }
+    /* MoE: with sequence parallelism each GPU routes T/t tokens; the
+     * routed experts are not tensor-split (expert tensor parallel 1), so
+     * each of the E/ep local experts receives T/t * ep * top_k / E tokens
+     * (token-dropless, balanced) and runs as one grouped GEMM.
+     */
+    double Tm = T / t;
     if (moe_frac > 0) {
-        double fm = m->moe_ffn_hidden / t;
+        double fm = m->moe_ffn_hidden;
         double local = (double)m->moe_experts / ep;
-        double tpe = T * ep * m->moe_topk / m->moe_experts;
+        double tpe = Tm * ep * m->moe_topk / m->moe_experts;
         if (tpe < 1)
             tpe = 1;
-        gm = local * (gemm_s (hw, tpe, fm * (m->mlp_mats - 1), h)
-                      + gemm_s (hw, tpe, h, fm));
+        gm = grouped_gemm_s (hw, local, tpe, fm * (m->mlp_mats - 1), h)
+             + grouped_gemm_s (hw, local, tpe, h, fm);
         if (m->moe_shared > 0) {
-            double fs = fm * m->moe_shared;
+            double fs = fm * m->moe_shared / t;
             gm += gemm_s (hw, T, fs * (m->mlp_mats - 1), h)
                   + gemm_s (hw, T, h, fs);
         }
-        gm += gemm_s (hw, T, m->moe_experts, h); /* router */
+        gm += gemm_s (hw, Tm, m->moe_experts, h); /* router */
     }
     double gemm_f = g + dense_frac * gd + moe_frac * gm;
 
     /* --- attention core (per micro-batch, one layer, forward) --- */
-    double attn_flops = 4.0 * l->micro_batch * (s / cp) * s * qd / t;
+    double attn_flops = m->mla ? 2.0 * l->micro_batch * (s / cp) * s
+                                     * attn_width2 (m) / t
+                               : 4.0 * l->micro_batch * (s / cp) * s * qd / t;
     double attn_f;
     double mem_extra = 0;
     if (job->flash_attn) {
@@ -511,10 +649,19 @@ void gp_train_time (const struct gp_train_model *m,
      * that in backward ---
      */
     struct gp_layout nl = *l;
-    nl.recompute = GP_RECOMP_SELECTIVE;
+    nl.recompute = GP_RECOMP_NONE;
     double act = gp_train_act_layer_bytes (m, &nl, s, 1);
     double mem_f = 3.0 * act / (hw->mem_bw * e->hbm) + mem_extra
                    + 10 * e->kernel_s;
+    /* MoE: permute before dispatch and unpermute (weighted sum) after
+     * combine, each reading and writing T/t*top_k h-wide 16-bit rows, plus
+     * the router's softmax/top-k, auxiliary-loss and token-count kernels
+     * (MOE_KERNELS launches per layer forward).
+     */
+    if (moe_frac > 0)
+        mem_f += moe_frac * (2.0 * 2.0 * Tm * m->moe_topk * h * 2
+                                 / (hw->mem_bw * e->hbm)
+                             + MOE_KERNELS * e->kernel_s);
 
     /* --- TP collectives: 2 per layer forward, 2 backward, of T*h 16-bit
      * elements; SP replaces all-reduce by all-gather + reduce-scatter of
@@ -538,25 +685,66 @@ void gp_train_time (const struct gp_train_model *m,
         double c = kv_bytes / bw;
         cp_f = c > attn_f ? c - attn_f : 0;
     }
-    /* --- EP all-to-all: dispatch and combine, forward and backward --- */
+    /* --- EP all-to-all: dispatch and combine (forward; the backward
+     * moves the same volume the other way).  The ep ranks fill scale-up
+     * domains of g = min(ep, domain) GPUs, N = ep/g domains.  A token's
+     * top_k copies go to uniformly spread experts: (g-1)/ep of them over
+     * NVLink directly; with N > 1 the dispatcher (DeepEP / HybridEP) sends
+     * one copy per distinct remote domain over the NIC, expected
+     * (N-1)(1-(1-1/N)^k), and forwards it over NVLink inside that
+     * domain.  NVLink and NIC traffic proceed concurrently. ---
+     */
     double ep_f = 0;
     if (moe_frac > 0 && ep > 1) {
-        int in_dom = l->tp * l->ep <= hw->scale_up_domain;
-        double bw = in_dom ? hw->scale_up_bw * e->scale_up
-                           : hw->scale_out_bw * e->scale_out / hw->oversub;
-        double bytes = T * m->moe_topk * h * 2 / t * (ep - 1) / ep;
-        ep_f = moe_frac * 2.0 * (bytes / bw + ep * 2e-6);
+        double dom = hw->scale_up_domain > 1 ? hw->scale_up_domain : 1;
+        double gi = ep < dom ? ep : dom;
+        double N = ceil (ep / gi);
+        double row = h * 2, k = m->moe_topk;
+        double nv = Tm * k * row * (gi - 1) / ep, ib = 0;
+        if (N > 1) {
+            ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
+            nv += Tm * k * row * (ep - gi) / ep;
+        }
+        double t_nv = nv / (hw->scale_up_bw * e->scale_up);
+        double t_ib = ib / (hw->scale_out_bw * e->scale_out / hw->oversub);
+        double lat = 2e-6 * log2 (gi > 1 ? gi : 2)
+                     + (N > 1 ? hw->scale_out_lat_s * log2 (N) : 0);
+        ep_f = moe_frac * 2.0 * ((t_nv > t_ib ? t_nv : t_ib) + lat);
     }
 
-    double fwd = gemm_f + attn_f + mem_f + tp_f + cp_f + ep_f;
-    double bwd = 2.0 * gemm_f + attn_b + 2.0 * mem_f + tp_f + 2 * cp_f
-                 + ep_f;
+    double fwd = gemm_f + attn_f + mem_f + tp_f + cp_f;
+    double bwd = 2.0 * gemm_f + attn_b + 2.0 * mem_f + tp_f + 2 * cp_f;
     double recomp = 0;
     if (rec == GP_RECOMP_FULL)
         recomp = fwd;
     else if (rec == GP_RECOMP_SELECTIVE && !job->flash_attn)
         recomp = attn_f;
-    double layer_mb = fwd + bwd + recomp;
+    else if (rec == GP_RECOMP_SELECTIVE && m->mla) {
+        /* MLA up-projections recomputed in backward */
+        double a = m->heads, dq = m->head_dim, dv = m->mla_v_dim;
+        double ql = m->mla_q_lora, kl = m->mla_kv_lora, rr = m->mla_rope;
+        recomp = (ql > 0 ? gemm_s (hw, T, a * dq / t, ql) : 0)
+                 + gemm_s (hw, T, a * (dq - rr + dv) / t, kl);
+    }
+    /* EP all-to-all per layer and micro-batch (forward, backward and the
+     * recomputed forward) and the share hidden under compute: the
+     * a2a-overlap schedule runs one micro-batch's all-to-all under
+     * another's compute in the steady state (not in the warm-up and
+     * cool-down micro-batches); DualPipe overlaps every chunk pair.
+     */
+    double ep_mb = ep_f * (2.0 + (rec == GP_RECOMP_FULL));
+    double comp_mb = fwd + bwd + recomp;
+    double ep_hid = 0;
+    if (ep_mb > 0 && l->schedule != GP_SCHED_1F1B) {
+        double f = 1;
+        if (l->schedule == GP_SCHED_A2A_OVERLAP) {
+            f = 1 - ((pp - 1) / l->vpp + 1) / nmb;
+            if (f < 0)
+                f = 0;
+        }
+        ep_hid = f * (ep_mb < comp_mb ? ep_mb : comp_mb);
+    }
+    double layer_mb = comp_mb + ep_mb - ep_hid;
 
     /* --- embedding and logits on the last stage --- */
     double V = m->vocab;
@@ -570,8 +758,14 @@ void gp_train_time (const struct gp_train_model *m,
      * micro-batch and virtual stage each way ---
      */
     double bubble = pp > 1 ? (pp - 1) / l->vpp * stage_mb : 0;
+    /* DualPipe (DeepSeek-V3 Table 2): (p/2 - 1)(F&B + B - 3W) with a
+     * chunk pair F&B ~ F + B, B = 2F, W = F: (p/2 - 1) * 2/3 of a stage's
+     * F + B; pipeline P2P is overlapped.
+     */
+    if (l->schedule == GP_SCHED_DUALPIPE)
+        bubble = (pp / 2 - 1) * 2.0 / 3.0 * stage_mb;
     double p2p = 0;
-    if (pp > 1) {
+    if (pp > 1 && l->schedule != GP_SCHED_DUALPIPE) {
         double bytes = T * h * 2 / (l->seq_par ? t : 1);
         double bw = hw->scale_out_bw * e->scale_out;
         p2p = nmb * l->vpp * 2.0 * (bytes / bw + hw->scale_out_lat_s);
@@ -579,12 +773,19 @@ void gp_train_time (const struct gp_train_model *m,
 
     /* --- data parallel: gradients (and ZeRO parameters) --- */
     double layer_p = m->attn_params / t + dense_frac * m->mlp_params / t
-                     + moe_frac * (m->moe_experts * m->expert_params
-                                       / (t * ep)
-                                   + (m->moe_params
-                                      - m->moe_experts * m->expert_params)
-                                         / t);
+                     + moe_frac * (m->moe_params
+                                   - m->moe_experts * m->expert_params)
+                           / t;
     double P = Ls * layer_p + V * h / t;
+    /* routed experts: split over ep, gradients reduced over the
+     * tp*dp*cp/ep expert-data-parallel ranks
+     */
+    double PX = Ls * moe_frac * m->moe_experts * m->expert_params / ep;
+    double ndx = t * dp * cp / ep;
+    if (l->schedule == GP_SCHED_DUALPIPE) {
+        P *= 2;
+        PX *= 2;
+    }
     double nd = dp * cp; /* Megatron reduces gradients over dp x cp */
     double dp_exposed = 0;
     if (nd > 1) {
@@ -617,6 +818,9 @@ void gp_train_time (const struct gp_train_model *m,
                 bw3 = hw->scale_out_bw * e->scale_out / hw->oversub;
             double c = 2.0 * gather_s (job->weight_bytes * P, nd, bw3, lat)
                        + gather_s (gb * P, nd, bw3, lat);
+            if (ndx > 1 && PX > 0)
+                c += 2.0 * gather_s (job->weight_bytes * PX, ndx, bw3, lat)
+                     + gather_s (gb * PX, ndx, bw3, lat);
             double win = Ls * (fwd + bwd + recomp);
             double hid = ZERO3_OVERLAP * (c < win ? c : win);
             dp_exposed = nmb * (c - hid);
@@ -627,6 +831,12 @@ void gp_train_time (const struct gp_train_model *m,
             else /* reduce-scatter grads + all-gather updated params */
                 c = gather_s (gb * P, nd, bw, lat)
                     + gather_s (job->weight_bytes * P, nd, bw, lat);
+            if (ndx > 1 && PX > 0)
+                c += sh == GP_SHARD_NONE
+                         ? allreduce_s (gb * PX, ndx, bw, lat)
+                         : gather_s (gb * PX, ndx, bw, lat)
+                               + gather_s (job->weight_bytes * PX, ndx, bw,
+                                           lat);
             /* overlapped with the last micro-batch's backward */
             double win = Ls * bwd;
             dp_exposed = c - GRAD_OVERLAP * (c < win ? c : win);
@@ -635,18 +845,23 @@ void gp_train_time (const struct gp_train_model *m,
 
     /* --- optimizer: Adam reads and writes every state it holds --- */
     double shard = l->sharding >= GP_SHARD_ZERO1 ? nd : 1;
+    double shard_x = l->sharding >= GP_SHARD_ZERO1 && ndx > 1 ? ndx : 1;
     double opt_bytes = 2.0 * (job->weight_bytes + job->grad_bytes
-                              + job->optim_bytes) * P / shard;
+                              + job->optim_bytes)
+                       * (P / shard + PX / shard_x);
     double optim = opt_bytes / (hw->mem_bw * e->hbm);
 
-    o->gemm_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * gemm_f;
+    o->gemm_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * gemm_f
+                + (rec == GP_RECOMP_SELECTIVE && m->mla ? nmb * Ls * recomp
+                                                        : 0);
     o->attn_s = nmb * Ls * (attn_f + attn_b
                             + (rec != GP_RECOMP_NONE ? attn_f : 0));
     o->mem_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * mem_f
                + nmb * logit_mb;
     o->tp_comm_s = nmb * Ls * (2.0 + (rec == GP_RECOMP_FULL)) * tp_f;
     o->cp_comm_s = nmb * Ls * 3.0 * cp_f;
-    o->ep_comm_s = nmb * Ls * (2.0 + (rec == GP_RECOMP_FULL)) * ep_f;
+    o->ep_comm_s = nmb * Ls * (ep_mb - ep_hid);
+    o->ep_hidden_s = nmb * Ls * ep_hid;
     o->pp_bubble_s = bubble;
     o->pp_p2p_s = p2p;
     o->dp_comm_s = dp_exposed;
@@ -662,7 +877,8 @@ void gp_train_time (const struct gp_train_model *m,
     o->tokens_per_s = o->tokens_per_step / o->step_s;
     o->tokens_per_s_per_gpu = o->tokens_per_s / n_gpus;
     o->model_flops_per_token = gp_train_model_flops_per_token (m, s);
-    double attn_fpt = 12.0 * m->layers * s * qd;
+    double attn_fpt = m->mla ? 6.0 * m->layers * s * attn_width2 (m)
+                             : 12.0 * m->layers * s * qd;
     o->hw_flops_per_token = o->model_flops_per_token;
     if (rec == GP_RECOMP_FULL)
         o->hw_flops_per_token += o->model_flops_per_token / 3.0;

@@ -20,6 +20,7 @@ void gp_search_fix_free (struct gp_search_fix *f)
     f->micro_batch = f->seq_par = -1;
     f->recompute = f->sharding = f->sharding_max = -1;
     f->max_tp = 0;
+    f->schedule = -1;
 }
 
 /* Insert 'r' into the sorted top-k (fastest first). */
@@ -140,7 +141,8 @@ size_t gp_search_layouts (const struct gp_train_model *m,
                 }
                 for (int e = 0; e < nep; e++) {
                     int ep = eps[e];
-                    if (ep > 1 && ((dp * cp) % ep || m->moe_experts % ep))
+                    if (ep > 1
+                        && ((tp * dp * cp) % ep || m->moe_experts % ep))
                         continue;
                     for (int v = 0; v < nv; v++) {
                         int vpp = vv[v];
@@ -159,6 +161,10 @@ size_t gp_search_layouts (const struct gp_train_model *m,
                                 .seq_par = fix->seq_par >= 0
                                                ? fix->seq_par
                                                : tp > 1,
+                                .schedule = fix->schedule > 0
+                                                ? (enum gp_schedule)
+                                                      fix->schedule
+                                                : GP_SCHED_1F1B,
                             };
                             if (gp_train_check (m, job, &l, NULL)) {
                                 st->rejected_div +=
@@ -171,7 +177,8 @@ size_t gp_search_layouts (const struct gp_train_model *m,
                                  * duplicate unless asked for
                                  */
                                 if (r == GP_RECOMP_SELECTIVE
-                                    && job->flash_attn && fix->recompute < 0)
+                                    && job->flash_attn && !m->mla
+                                    && fix->recompute < 0)
                                     continue;
                                 l.recompute = r;
                                 for (int sh = s0; sh <= s1; sh++) {
