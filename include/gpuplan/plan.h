@@ -47,6 +47,8 @@ struct gp_plan_team {
     double quota_share;         /* wished share of the cluster, 0 = none */
 };
 
+struct gp_jobset;
+
 enum gp_wl_kind {
     GP_WL_TRAINING,             /* one run: tokens by a deadline */
     GP_WL_RECURRING,            /* fine-tunes / experiments: runs/month */
@@ -71,6 +73,16 @@ struct gp_plan_workload {
     double global_batch;        /* sequences per step (0 = planner picks) */
     double dataset_bytes;       /* data kept hot for this workload */
     char trace[GP_PLAN_TEXT];   /* recurring: a job trace instead ("") */
+    /* The trace, read when the spec loads (path relative to the spec's
+     * directory; docs/formats/traces.md): one period of the workload,
+     * replayed back to back over the horizon (docs/model/cost.md).
+     */
+    struct gp_jobset *trace_jobs;
+    double trace_period_s;      /* 0 = first submit to last job end */
+    double trace_gpu_hours;     /* per period: sum gpus x milli x hours */
+    double trace_span_s;        /* the period used */
+    int trace_max_gpus;         /* largest job */
+    double trace_peak_gpus;     /* most GPUs its jobs hold at once */
     /* inference */
     double requests_per_s;      /* at the start of the horizon */
     double input_tokens, output_tokens;   /* per request */
@@ -216,12 +228,26 @@ struct gp_plan_option {
     int cloud_fabric;           /* 1: the cloud's fabric, not sized here */
     char fabric_name[GP_PLAN_NAME];
     struct gp_fabric fabric;
-    double need_bw_per_gpu;     /* byte/s the workloads need; 0 = unknown */
+    /* Scale-out bandwidth per GPU, one direction (docs/model/
+     * infrastructure.md, "Bandwidth needed vs given").  need: the least
+     * NIC bandwidth at which the training planner's step time of the
+     * chosen layout is within comm_slowdown_max of an unlimited fabric,
+     * largest over the training workloads; given: what the option's NICs
+     * give the planner.
+     */
+    int need_bw_known;          /* 1 when the planners sized the option */
+    double need_bw_per_gpu;     /* byte/s; 0 = traffic stays in scale-up */
+    char need_bw_workload[GP_PLAN_NAME];  /* the workload that sets it */
+    double given_bw_per_gpu;    /* byte/s */
+    double comm_slowdown;       /* step(given) / step(unlimited) - 1 */
+    int bw_short;               /* need > given */
 
     /* storage */
     struct gp_part_status storage;
     struct gp_storage stor;
     char storage_stack[GP_PLAN_TEXT];
+    double storage_given_bw;    /* provisioned bytes x throughput density */
+    int storage_short;          /* read or checkpoint write > given */
 
     /* power */
     struct gp_part_status power;
@@ -236,8 +262,20 @@ struct gp_plan_option {
     double cloud_compute_usd, cloud_storage_usd;
     double commit_usd, on_demand_usd, spot_usd;
     double tco_usd;             /* over the horizon */
-    double usd_per_gpu_hour;    /* TCO / GPU-hours provisioned */
-    double usd_per_used_gpu_hour;  /* TCO / GPU-hours demanded */
+    /* The two per-GPU-hour columns, defined once for every option kind
+     * (docs/model/cost.md, "Cost per GPU-hour"):
+     *   provisioned GPU-hours: every GPU-hour the option pays for, used or
+     *     not (on-prem: GPUs x horizon hours; cloud: committed node-hours
+     *     for the whole term + on-demand and spot node-hours rented, x
+     *     GPUs per node);
+     *   demand GPU-hours: sum over months of the planners' GPU demand x
+     *     hours per month (the same for every option of one accelerator
+     *     and node shape).
+     */
+    double provisioned_gpu_hours;
+    double demand_gpu_hours;
+    double usd_per_gpu_hour;    /* TCO / provisioned GPU-hours */
+    double usd_per_used_gpu_hour;  /* TCO / demand GPU-hours */
     double breakeven_util;      /* on-prem vs on-demand of same GPU (0 ?) */
     double cum_cost[GP_PLAN_MAX_PERIODS];  /* cumulative USD per month */
     double spot_overhead;
@@ -261,6 +299,12 @@ struct gp_plan_option {
     double jain_index;          /* fairness over teams */
     size_t sim_jobs;
     size_t sim_unfinished;      /* jobs that never ran or never fit */
+
+    /* constraints.min_availability (on-prem, docs/model/
+     * infrastructure.md): spare nodes for N + k */
+    long long spare_nodes;      /* included in gpus / nodes */
+    double node_down_share;     /* share of time one node is down */
+    double availability;        /* P(demand's nodes all up), 0 = unchecked */
 
     /* constraints */
     int feasible;               /* all checked constraints hold */

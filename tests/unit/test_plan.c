@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/arch.h"
@@ -22,8 +23,10 @@ static int near (double a, double b)
 /* One year, 16 H100 on-prem and 16 GPUs of p5.48xlarge (2 nodes).
  * Storage is priced at 0 on-prem and checkpoint bursts are switched off,
  * so the hand figures below do not depend on the model's size.  The
- * workload is a trace, which the planners cannot size yet, so the fleets
- * are used as given all year: the cost arithmetic alone is under test.
+ * workload is a trace (tests/cli/specs/plan-flat16.csv, read relative to
+ * the tests directory): two 8-GPU jobs for 8760 h, so the demand is 16
+ * GPUs every month and the fleets are used all year: the cost arithmetic
+ * alone is under test.
  */
 static const char base_spec[] =
     "name: t\n"
@@ -33,7 +36,7 @@ static const char base_spec[] =
     "  - {name: b, quota_share: 0.25}\n"
     "workloads:\n"
     "  - {name: ft, kind: recurring, team: a, model: llama3-8b,\n"
-    "     trace: jobs.csv}\n"
+    "     trace: cli/specs/plan-flat16.csv}\n"
     "assumptions:\n"
     "  storage_usd_per_tb: 0\n"
     "  object_usd_per_tb: 0\n"
@@ -120,9 +123,101 @@ static void test_onprem_by_hand (void **state)
     assert_int_equal (o->n_quotas, 2);
     assert_int_equal (o->quotas[0].gpus, 12);
     assert_int_equal (o->quotas[1].gpus, 4);
-    assert_int_equal (o->sim.code, GP_ENOTSUP);
+    /* the trace's two 8-GPU jobs run all year on the 16 GPUs */
+    assert_int_equal (o->sim.code, 0);
+    assert_int_equal (o->sim_jobs, 2);
+    assert_int_equal (o->sim_unfinished, 0);
     assert_true (o->feasible);
     unload (&f);
+}
+
+/* The two per-GPU-hour columns, by hand (docs/model/cost.md, "Cost per
+ * GPU-hour").  Demand: the trace keeps 16 GPUs busy, 16 x 8760 = 140,160
+ * GPU-hours in every option.  Provisioned: on-prem and on-demand 16 x
+ * 8760 = 140,160; reserved_1y 2 nodes x 12 x 730 x 8 = 140,160;
+ * reserved_3y pays 2 nodes for 36 x 730 h: 420,480 GPU-hours, so its
+ * compute costs 27.52 / 8 = 3.44 $ per provisioned GPU-hour but
+ * 1,446,451.20 / 140,160 = 10.32 $ per demand GPU-hour.  Spot: 1 node
+ * paid 1 / (1 - f) of the year on spot and 1 node on demand.
+ */
+static void test_cost_columns (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, base_spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const char *names[] = {"h100", "p5/on_demand", "p5/reserved_1y",
+                           "p5/reserved_3y", "p5/spot", "p5/mix"};
+    for (size_t i = 0; i < 6; i++) {
+        const struct gp_plan_option *o = find (f.res, names[i]);
+        NEAR (o->demand_gpu_hours, 140160);
+        NEAR (o->usd_per_used_gpu_hour, o->tco_usd / 140160);
+        NEAR (o->usd_per_gpu_hour, o->tco_usd / o->provisioned_gpu_hours);
+    }
+    NEAR (find (f.res, "h100")->provisioned_gpu_hours, 140160);
+    NEAR (find (f.res, "p5/on_demand")->provisioned_gpu_hours, 140160);
+    NEAR (find (f.res, "p5/reserved_1y")->provisioned_gpu_hours, 140160);
+    const struct gp_plan_option *o = find (f.res, "p5/reserved_3y");
+    NEAR (o->provisioned_gpu_hours, 420480);
+    double st = o->cloud_storage_usd;
+    NEAR ((o->tco_usd - st) / o->provisioned_gpu_hours, 3.44);
+    NEAR ((o->tco_usd - st) / o->demand_gpu_hours, 10.32);
+    o = find (f.res, "p5/on_demand");
+    NEAR ((o->tco_usd - st) / o->provisioned_gpu_hours, 55.04 / 8);
+    o = find (f.res, "p5/reserved_1y");
+    NEAR ((o->tco_usd - st) / o->provisioned_gpu_hours, 55.04 * 0.7 / 8);
+    o = find (f.res, "p5/spot");
+    double fr = 2 * 0.2 / 730 * (2400.0 / 3600);
+    NEAR (o->provisioned_gpu_hours, (1 / (1 - fr) + 1) * 8760 * 8);
+    unload (&f);
+}
+
+/* Bandwidth needed vs given (docs/model/infrastructure.md): the 8B run
+ * spans nodes, so its data-parallel traffic needs scale-out bandwidth;
+ * the need is below the 400 Gb/s the NICs give, the slowdown at the given
+ * bandwidth is within the 5 % threshold, and a tighter threshold needs
+ * more bandwidth.  A 1-node job needs none.
+ */
+static void test_bandwidth_need (void **state)
+{
+    (void)state;
+    static const char spec[] =
+        "name: bw\n"
+        "horizon: 1y\n"
+        "workloads:\n"
+        "  - {name: pre, kind: training, model: llama3-8b, tokens: 1T,\n"
+        "     deadline: 30d}\n"
+        "  - {name: ft, kind: recurring, model: llama3-8b, tokens: 1B,\n"
+        "     runs_per_month: 2}\n"
+        "assumptions: {comm_slowdown_max: %s}\n"
+        "options:\n"
+        "  - {name: h100, kind: onprem, accelerator: H100-SXM}\n";
+    char text[1024];
+    double need[2];
+    const char *tol[] = {"0.05", "0.01"};
+    for (int k = 0; k < 2; k++) {
+        snprintf (text, sizeof text, spec, tol[k]);
+        struct fx f;
+        gp_error_t err = {0};
+        if (load (&f, text, &err) != 0)
+            fail_msg ("%s", err.text);
+        const struct gp_plan_option *o = find (f.res, "h100");
+        assert_true (o->gpus > 8);
+        assert_true (o->need_bw_known);
+        NEAR (o->given_bw_per_gpu, 400e9 / 8);
+        need[k] = o->need_bw_per_gpu;
+        assert_true (need[k] > 0);
+        assert_string_equal (o->need_bw_workload, "pre");
+        assert_true (o->comm_slowdown >= 0);
+        assert_true (o->comm_slowdown <= atof (tol[k]) + 1e-9
+                     || o->bw_short);
+        assert_int_equal (o->bw_short, need[k] > o->given_bw_per_gpu);
+        assert_true (o->storage_given_bw + 1e-6
+                     >= fmax (o->stor.read_bw, o->stor.write_bw));
+        unload (&f);
+    }
+    assert_true (need[1] > need[0]);
 }
 
 /* Cloud: 2 p5.48xlarge nodes all year.  On-demand 2 x $55.04 x 8760 =
@@ -329,6 +424,26 @@ static void test_constraints (void **state)
     assert_false (o->feasible);
     assert_non_null (strstr (o->violation, "constraints.clouds"));
     unload (&f);
+    /* min_availability 0.999: the 2-node on-prem fleet has no spare
+     * node (u = 0.752 %: P(0 of 2 down) = 0.985, P(<= 1 of 3) = 0.99983,
+     * so 1 spare is needed) and is rejected; spot may serve at most
+     * 1 - 0.999 of the demand: 0.002 of the 2 nodes, the rest on demand.
+     */
+    if (load (&f, with ("options:\n", "constraints: {min_availability: "
+                                      "0.999}\noptions:\n"),
+              &err) != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_false (o->feasible);
+    assert_non_null (strstr (o->violation, "constraints.min_availability"));
+    assert_non_null (strstr (o->violation, "needs 1 spare"));
+    o = find (f.res, "p5/spot");
+    const struct gp_instance *in
+        = gp_catalog_find_instance (f.cat, "p5.48xlarge", "us-east-1", NULL);
+    double fr = 2 * 0.2 / 730 * (2400.0 / 3600);
+    NEAR (o->tco_usd - o->cloud_storage_usd,
+          (0.002 / (1 - fr) * in->spot_usd_hr + 1.998 * 55.04) * 8760);
+    unload (&f);
     const char *w[] = {"constraints.budget", NULL};
     expect_error (with ("options:\n", "constraints: {budget: $1k}\n"
                                       "options:\n"),
@@ -340,6 +455,8 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_onprem_by_hand),
         cmocka_unit_test (test_cloud_by_hand),
+        cmocka_unit_test (test_cost_columns),
+        cmocka_unit_test (test_bandwidth_need),
         cmocka_unit_test (test_sized_by_planners),
         cmocka_unit_test (test_errors),
         cmocka_unit_test (test_constraints),

@@ -31,6 +31,15 @@ static const struct gp_assumption defaults[] = {
     {"checkpoint_write_s", 120, "s",
      "planning assumption: time budget to write one checkpoint (sets the "
      "burst write bandwidth)", 0, 0},
+    {"comm_slowdown_max", 0.05, "share of step time",
+     "planning threshold: the scale-out bandwidth a training layout needs "
+     "is the least at which its step time is within this share of the "
+     "step time on an unlimited fabric (docs/model/infrastructure.md)",
+     0, 0},
+    {"node_repair_h", 48, "h",
+     "planning assumption: a failed node is out of service for two days "
+     "(diagnosis, next-business-day parts, burn-in); used for the spare "
+     "nodes of constraints.min_availability", 0, 0},
     {"checkpoints_kept", 5, "count",
      "planning assumption: checkpoints kept on the fast tier per run", 0, 0},
     {"bytes_per_token", 4, "B",

@@ -43,11 +43,51 @@ static enum gp_precision precision_of (const char *p)
 /* Training throughput on 'n' GPUs: the fastest layout's tokens/s times
  * the reliability model's goodput.  Returns 0 when nothing fits.
  */
+/* The scale-out bandwidth per GPU the layout 'l' needs: the least NIC
+ * bandwidth B at which the training planner's step time is within
+ * 'tol' of its step time on an unlimited fabric,
+ *   step(B) <= (1 + tol) step(inf),
+ * found by bisection (step time falls monotonically with B).  Also the
+ * slowdown step(given) / step(inf) - 1 at the option's own bandwidth.
+ * Returns 0 when the step does not depend on the scale-out fabric (the
+ * job's traffic stays inside the scale-up domain).
+ */
+static double scale_out_need (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              const struct gp_layout *l, double tol,
+                              double *slowdown)
+{
+    struct gp_train_hw h = *hw;
+    struct gp_train_time t;
+    h.scale_out_bw = 1e18;
+    gp_train_time (m, job, &h, l, &t);
+    double inf = t.step_s;
+    gp_train_time (m, job, hw, l, &t);
+    if (slowdown)
+        *slowdown = inf > 0 ? t.step_s / inf - 1 : 0;
+    double lo = 1e6, hi = 1e18;
+    h.scale_out_bw = lo;
+    gp_train_time (m, job, &h, l, &t);
+    if (!(inf > 0) || t.step_s <= inf * (1 + tol))
+        return 0;
+    for (int i = 0; i < 200 && hi / lo > 1 + 1e-6; i++) {
+        double mid = sqrt (lo * hi);
+        h.scale_out_bw = mid;
+        gp_train_time (m, job, &h, l, &t);
+        if (t.step_s <= inf * (1 + tol))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
 static double train_rate (struct gp_plan_spec *s,
                           const struct gp_train_model *m,
                           const struct gp_train_job *job,
                           const struct gp_train_hw *hw, int n,
-                          double *interval_s)
+                          double *interval_s, struct gp_train_result *best)
 {
     struct gp_search_fix fix;
     gp_search_fix_free (&fix);
@@ -66,7 +106,31 @@ static double train_rate (struct gp_plan_spec *s,
     gp_reliability_eval (&ri, &rel);
     if (interval_s)
         *interval_s = rel.interval_s;
+    if (best)
+        *best = top[0];
     return top[0].time.tokens_per_s * rel.goodput;
+}
+
+/* The chosen layout's scale-out need and its slowdown at the option's
+ * bandwidth, kept per workload and as the option's maximum.
+ */
+static void record_need (struct gp_plan_spec *s, struct plan_sizing *z,
+                         size_t wi, const struct gp_train_model *m,
+                         const struct gp_train_job *job,
+                         const struct gp_train_hw *hw,
+                         const struct gp_train_result *tr)
+{
+    double slow = 0;
+    double need = scale_out_need (m, job, hw, &tr->layout,
+                                  A (s, "comm_slowdown_max"), &slow);
+    z->need_bw[wi] = need;
+    z->slowdown[wi] = slow;
+    if (need > z->need_bw_max) {
+        z->need_bw_max = need;
+        z->need_bw_workload = (int)wi;
+    }
+    if (slow > z->slowdown_max)
+        z->slowdown_max = slow;
 }
 
 /* Add 'gpus' busy from month 'start' for 'months' (fractions spread). */
@@ -137,11 +201,13 @@ static int size_training (struct gp_plan_spec *s, size_t wi,
                 if ((q << j) % 4)
                     continue;
                 int n = ((q << j) / 4) * gpn;
-                double r = train_rate (s, &m, &job, &hw, n, &interval);
+                struct gp_train_result tr;
+                double r = train_rate (s, &m, &job, &hw, n, &interval, &tr);
                 if (r > best)
                     best = r, best_n = n;
                 if (r >= need) {
                     double sec = w->tokens / r;
+                    record_need (s, z, wi, &m, &job, &hw, &tr);
                     z->job_gpus[wi] = n;
                     z->job_s[wi] = sec;
                     add_busy (z->demand, z->n_periods, w->start_month,
@@ -174,9 +240,11 @@ static int size_training (struct gp_plan_spec *s, size_t wi,
     /* Recurring: each run on the fewest whole nodes it fits on. */
     for (int nodes = 1; nodes <= 4096; nodes *= 2) {
         int n = nodes * gpn;
-        double r = train_rate (s, &m, &job, &hw, n, &interval);
+        struct gp_train_result tr;
+        double r = train_rate (s, &m, &job, &hw, n, &interval, &tr);
         if (r > 0) {
             double sec = w->tokens / r;
+            record_need (s, z, wi, &m, &job, &hw, &tr);
             z->job_gpus[wi] = n;
             z->job_s[wi] = sec;
             double gpus = w->runs_per_month * sec * n / MONTH_S;
@@ -279,15 +347,24 @@ void plan_size_compute (struct gp_plan_spec *s,
         return;
     }
     long long max_job = 0;
+    double trace_extra = 0; /* traces' concurrent peak over their mean */
     for (size_t i = 0; i < s->n_workloads; i++) {
         const struct gp_plan_workload *w = &s->workloads[i];
-        if (w->kind == GP_WL_RECURRING && w->trace[0]) {
-            z->code = GP_ENOTSUP;
-            snprintf (z->text, sizeof z->text,
-                      "workloads[%zu].trace: sizing from a trace is not yet "
-                      "supported",
-                      i);
-            return;
+        if (w->kind == GP_WL_RECURRING && w->trace_jobs) {
+            /* A trace is one period of the workload, replayed back to
+             * back: its GPU-hours over its period give the GPUs busy on
+             * average, the same every month; its largest job is the job
+             * size (cost.md, "Workloads given as a trace").
+             */
+            double gpus = w->trace_gpu_hours / (w->trace_span_s / 3600);
+            add_busy (z->demand, z->n_periods, 0, (double)z->n_periods, gpus);
+            add_busy (z->steady, z->n_periods, 0, (double)z->n_periods, gpus);
+            z->job_gpus[i] = w->trace_max_gpus;
+            z->job_s[i] = 0;
+            trace_extra += fmax (w->trace_peak_gpus - gpus, 0);
+            if ((long long)z->job_gpus[i] > max_job)
+                max_job = (long long)z->job_gpus[i];
+            continue;
         }
         const struct gp_arch *a = gp_zoo_find (zoo, w->model, NULL);
         if (!a) {
@@ -310,7 +387,7 @@ void plan_size_compute (struct gp_plan_spec *s,
      */
     double peak = (double)max_job;
     for (size_t t = 0; t < n_periods; t++)
-        peak = fmax (peak, z->demand[t]);
+        peak = fmax (peak, z->demand[t] + trace_extra);
     for (size_t i = 0; i < s->n_workloads; i++) {
         const struct gp_plan_workload *w = &s->workloads[i];
         if (w->kind != GP_WL_TRAINING)
@@ -329,6 +406,51 @@ void plan_size_compute (struct gp_plan_spec *s,
 }
 
 /* ------------------------------ simulation ---------------------------- */
+
+/* The most trace jobs one simulation replays (all trace workloads
+ * together); a longer horizon is simulated for its first replays only.
+ */
+#define PLAN_SIM_MAX_TRACE_JOBS 20000
+
+/* Replay the trace of 'w' back to back from time 0 while a replay starts
+ * within the horizon, its jobs under the workload's team; 'proto' holds
+ * the team and priority.
+ */
+static int add_trace_jobs (struct gp_jobset *js,
+                           const struct gp_plan_workload *w, size_t wi,
+                           const struct gp_job *proto, double horizon_s,
+                           size_t *left)
+{
+    const struct gp_jobset *tr = w->trace_jobs;
+    double first = INFINITY;
+    for (size_t i = 0; i < tr->n_jobs; i++)
+        first = fmin (first, tr->jobs[i].submit_s);
+    int64_t id = 0;
+    for (double off = 0; off < horizon_s - 1e-6; off += w->trace_span_s) {
+        for (size_t i = 0; i < tr->n_jobs; i++) {
+            const struct gp_job *t = &tr->jobs[i];
+            if (*left == 0)
+                return 0;
+            struct gp_job j = *proto;
+            j.submit_s = off + t->submit_s - first;
+            if (j.submit_s >= horizon_s)
+                continue;
+            j.duration_s = t->duration_s;
+            j.n_gpus = t->n_gpus;
+            j.gpu_milli = t->gpu_milli > 0 ? t->gpu_milli : 1000;
+            j.ckpt_interval_s = t->ckpt_interval_s;
+            j.comm_share = t->comm_share;
+            j.id = (int64_t)wi * 100000000 + id++;
+            int rc = gp_jobset_add (js, &j);
+            if (rc != 0)
+                return rc;
+            (*left)--;
+        }
+        if (!(w->trace_span_s > 0))
+            break;
+    }
+    return 0;
+}
 
 void plan_simulate (struct gp_plan_spec *s,
                     const struct gp_plan_option_spec *os,
@@ -388,6 +510,7 @@ void plan_simulate (struct gp_plan_spec *s,
      */
     double horizon_s = (double)o->n_periods * MONTH_S;
     int rc = 0;
+    size_t trace_left = PLAN_SIM_MAX_TRACE_JOBS;
     for (size_t i = 0; i < s->n_workloads && rc == 0; i++) {
         const struct gp_plan_workload *w = &s->workloads[i];
         struct gp_job j;
@@ -405,6 +528,8 @@ void plan_simulate (struct gp_plan_spec *s,
             j.duration_s = z->job_s[i];
             j.id = (int64_t)i * 100000;
             rc = gp_jobset_add (js, &j);
+        } else if (w->kind == GP_WL_RECURRING && w->trace_jobs) {
+            rc = add_trace_jobs (js, w, i, &j, horizon_s, &trace_left);
         } else if (w->kind == GP_WL_RECURRING) {
             double n = floor (w->runs_per_month * (double)o->n_periods);
             for (double k = 0; k < n && rc == 0; k++) {

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "gpuplan/arch.h"
+#include "gpuplan/train.h"
 #include "plan_private.h"
 
 #define HOURS_PER_MONTH (GP_HOURS_PER_YEAR / 12)
@@ -260,6 +261,10 @@ static void eval_storage (struct ctx *c, struct gp_plan_option *o)
         status_set (&o->storage, err.code, "%s", err.text);
         return;
     }
+    o->storage_given_bw = o->stor.fast_bytes * in.tput_per_byte;
+    o->storage_short = in.tput_per_byte > 0
+                       && fmax (o->stor.read_bw, o->stor.write_bw)
+                              > o->storage_given_bw * (1 + 1e-9);
     if (o->kind == GP_OPT_CLOUD)
         o->stor.tier = GP_TIER_PARALLEL_FS;
     if (o->kind == GP_OPT_CLOUD)
@@ -370,6 +375,7 @@ static void eval_onprem (struct ctx *c, const struct gp_plan_option_spec *os,
     }
     o->capex_usd = o->onprem.capex;
     o->tco_usd = o->onprem.tco;
+    o->provisioned_gpu_hours = o->onprem.gpu_hours;
     o->usd_per_gpu_hour = o->onprem.usd_per_gpu_hour;
     fill_cum_onprem (o, o->n_periods);
     /* break-even against on-demand rental of the same accelerator */
@@ -407,6 +413,17 @@ static void eval_onprem (struct ctx *c, const struct gp_plan_option_spec *os,
             o->onprem.depreciation_year + o->onprem.opex_year, o->gpus,
             best * c->pt.price);
     }
+}
+
+/* The share of demand spot may serve: spot_max_share, and under
+ * constraints.min_availability A at most 1 - A, since spot capacity can
+ * be withdrawn at any time (docs/model/cost.md).
+ */
+static double spot_share (struct ctx *c)
+{
+    double x = A (c, "spot_max_share");
+    double a = c->s->cons.min_availability;
+    return a > 0 ? fmin (x, 1 - a) : x;
 }
 
 static void eval_cloud (struct ctx *c, struct gp_plan_option *o)
@@ -472,13 +489,13 @@ static void eval_cloud (struct ctx *c, struct gp_plan_option *o)
          * on-demand for the rest (services and deadline runs).
          */
         mi.spot_price = spot;
-        mi.spot_max_share = A (c, "spot_max_share");
+        mi.spot_max_share = spot_share (c);
         mi.on_demand_price = od;
         break;
     case GP_PRICE_MIX:
         mi.on_demand_price = od;
         mi.spot_price = spot;
-        mi.spot_max_share = A (c, "spot_max_share");
+        mi.spot_max_share = spot_share (c);
         if (s->cons.terms & 1) {
             mi.commit_price[mi.n_commit] = r1;
             mi.commit_term_periods[mi.n_commit++] = 12;
@@ -528,12 +545,23 @@ static void eval_cloud (struct ctx *c, struct gp_plan_option *o)
     /* Commitment terms that run past the horizon are paid in full. */
     if (o->tco_usd > paid_in_horizon && T > 0)
         o->cum_cost[T - 1] = o->tco_usd;
+    /* Provisioned GPU-hours: every node-hour paid for, used or not: each
+     * commitment for its whole term (also past the horizon), on-demand
+     * and spot node-hours as rented (cost.md, "Cost per GPU-hour").
+     */
+    double paid_node_h = 0;
+    for (size_t j = 0; j < mi.n_commit; j++)
+        if (mi.commit_price[j] > 0)
+            paid_node_h += m.commit_cost[j] / mi.commit_price[j];
+    if (od > 0)
+        paid_node_h += m.on_demand_cost / od;
+    if (spot > 0)
+        paid_node_h += m.spot_cost / spot;
     gp_mix_free (&m);
-    /* Rented GPU-hours: the nodes the demand needs each month. */
-    double rented = 0;
-    for (size_t t = 0; t < T; t++)
-        rented += d[t] * o->gpus_per_node * HOURS_PER_MONTH;
-    o->usd_per_gpu_hour = rented > 0 ? o->tco_usd / rented : 0;
+    o->provisioned_gpu_hours = paid_node_h * o->gpus_per_node;
+    o->usd_per_gpu_hour = o->provisioned_gpu_hours > 0
+                              ? o->tco_usd / o->provisioned_gpu_hours
+                              : 0;
 }
 
 static int cloud_allowed (const struct gp_plan_spec *s, const char *cloud)
@@ -659,6 +687,74 @@ static void quotas_for (struct ctx *c, struct gp_plan_option *o)
     }
 }
 
+/* P(X <= k) for X ~ Binomial(n, u), by the recurrence on the terms. */
+static double binom_cdf (long long n, long long k, double u)
+{
+    if (u <= 0)
+        return 1;
+    if (u >= 1)
+        return k >= n ? 1 : 0;
+    double term = exp ((double)n * log1p (-u));   /* P(X = 0) */
+    double sum = term;
+    for (long long i = 1; i <= k && i <= n; i++) {
+        term *= (double)(n - i + 1) / (double)i * u / (1 - u);
+        sum += term;
+    }
+    return fmin (sum, 1);
+}
+
+/* constraints.min_availability on-prem: N + k.  A node is down for
+ * node_repair_h after each failure; failures arrive at the reliability
+ * model's rate per GPU-hour (train.h, Llama 3 paper) x GPUs per node, so
+ * a node is down a share u = l r / (1 + l r) of the time.  k is the
+ * fewest spares with P(at most k of N + k nodes down) >= A, N the nodes
+ * the demand needs at its peak (docs/model/infrastructure.md).  A sized
+ * fleet gets the spares added; a given fleet must already hold them.
+ * Returns -1 when the option is rejected.
+ */
+static int availability_spares (struct ctx *c,
+                                const struct gp_plan_option_spec *os,
+                                const struct plan_sizing *z,
+                                struct gp_plan_option *o)
+{
+    double a = c->s->cons.min_availability;
+    int gpn = o->gpus_per_node;
+    if (os->gpus > 0 && !(z && z->code == 0))
+        return 0; /* a given fleet without a demand: nothing to check */
+    double lam = GP_FAIL_PER_GPU_HOUR_DEFAULT * gpn * c->pt.failure;
+    double lr = lam * A (c, "node_repair_h");
+    double u = lr / (1 + lr);
+    long long need = o->gpus / gpn;
+    if (os->gpus > 0)
+        need = (long long)ceil ((double)z->peak_gpus * c->pt.demand / gpn
+                                - 1e-9);
+    long long k = 0;
+    while (binom_cdf (need + k, k, u) < a && k < need + 1000)
+        k++;
+    o->node_down_share = u;
+    o->spare_nodes = k;
+    o->availability = binom_cdf (need + k, k, u);
+    if (os->gpus > 0) {
+        long long have = o->gpus / gpn;
+        o->availability = binom_cdf (have, have - need, u);
+        if (have < need + k) {
+            o->feasible = 0;
+            status_set (&o->compute, GP_EINFEASIBLE,
+                        "constraints.min_availability %.4g needs %lld spare "
+                        "nodes over the %lld the demand needs (node down "
+                        "%.3g%% of the time); options[%d].gpus gives %lld",
+                        a, k, need, 100 * u, o->spec_index,
+                        have - need);
+            o->spare_nodes = have - need;
+            return -1;
+        }
+        o->spare_nodes = have - need;
+        return 0;
+    }
+    o->gpus += k * gpn;
+    return 0;
+}
+
 static void eval_option (struct ctx *c, int spec_index, enum gp_pricing pr,
                          struct gp_plan_option *o)
 {
@@ -694,6 +790,13 @@ static void eval_option (struct ctx *c, int spec_index, enum gp_pricing pr,
     } else if (z->code) {
         status_set (&o->compute, z->code, "%s", z->text);
     } else {
+        o->need_bw_known = 1;
+        o->need_bw_per_gpu = z->need_bw_max;
+        o->given_bw_per_gpu = z->scale_out_bw;
+        o->comm_slowdown = z->slowdown_max;
+        if (z->need_bw_max > 0)
+            snprintf (o->need_bw_workload, sizeof o->need_bw_workload, "%s",
+                      s->workloads[z->need_bw_workload].name);
         for (size_t t = 0; t < o->n_periods; t++)
             o->demand_gpus[t] = z->demand[t] * c->pt.demand;
         double peak = (double)z->peak_gpus * c->pt.demand;
@@ -747,6 +850,11 @@ static void eval_option (struct ctx *c, int spec_index, enum gp_pricing pr,
         check_constraints (c, o);
         return;
     }
+    if (os->kind == GP_OPT_ONPREM && s->cons.min_availability > 0
+        && availability_spares (c, os, z, o) != 0) {
+        check_constraints (c, o);
+        return;
+    }
     o->nodes = o->gpus / o->gpus_per_node;
     o->scale_up_domains = (o->gpus + o->scale_up_domain - 1)
                           / o->scale_up_domain;
@@ -758,12 +866,20 @@ static void eval_option (struct ctx *c, int spec_index, enum gp_pricing pr,
         eval_cloud (c, o);
     if (os->kind == GP_OPT_CLOUD)
         o->power.code = 0;
+    /* The bandwidth the planners were given; the fabric's when no
+     * training job asked (traces and services only).
+     */
+    if (!(o->given_bw_per_gpu > 0))
+        o->given_bw_per_gpu = o->fabric.per_gpu_bw;
+    o->bw_short = o->need_bw_known
+                  && o->need_bw_per_gpu > o->given_bw_per_gpu * (1 + 1e-9);
     double used = 0;
     for (size_t t = 0; t < o->n_periods; t++)
         used += o->demand_gpus[t] * HOURS_PER_MONTH;
     if (os->gpus > 0 && !strncmp (o->compute_basis, "fleet size given", 16)
         && strstr (o->compute_basis, "sizing from"))
         used *= A (c, "utilization");
+    o->demand_gpu_hours = used;
     if (o->cost.code == 0 && used > 0)
         o->usd_per_used_gpu_hour = o->tco_usd / used;
     int sized = z && z->code == 0;

@@ -31,6 +31,15 @@ struct plan_sizing {
     double mtok_gpu_hours;      /* GPU-hours per 1M output tokens, 0 = ? */
     double job_gpus[GP_PLAN_MAX_WORKLOADS];  /* GPUs per job */
     double job_s[GP_PLAN_MAX_WORKLOADS];     /* seconds per job */
+    /* scale-out bandwidth per GPU each training job's chosen layout needs
+     * (step time within comm_slowdown_max of an unlimited fabric), and
+     * its slowdown at the option's bandwidth; 0 = none needed
+     */
+    double need_bw[GP_PLAN_MAX_WORKLOADS];
+    double slowdown[GP_PLAN_MAX_WORKLOADS];
+    double need_bw_max;
+    int need_bw_workload;       /* the workload that sets need_bw_max */
+    double slowdown_max;
     char basis[GP_PLAN_TEXT];
 };
 

@@ -15,6 +15,7 @@
 
 #include "gpuplan/arch.h"
 #include "gpuplan/policy.h"
+#include "gpuplan/trace.h"
 #include "plan_private.h"
 
 static const char *const wl_kinds[] = {"training", "recurring", "inference",
@@ -92,6 +93,8 @@ static const struct gp_field wl_fields[] = {
     {"dataset", GP_F_QUANTITY, F (dataset_bytes), 0, 0, GP_Q_BYTES, NULL, 0,
      0},
     {"trace", GP_F_STRING, F (trace), GP_PLAN_TEXT, 0, 0, NULL, 0, 0},
+    {"trace_period", GP_F_QUANTITY, F (trace_period_s), 0, 0, GP_Q_DURATION,
+     NULL, 0, 0},
     {"requests_per_s", GP_F_DOUBLE, F (requests_per_s), 0, 0, 0, NULL, 0,
      1e9},
     {"input_tokens", GP_F_QUANTITY, F (input_tokens), 0, 0, GP_Q_COUNT, NULL,
@@ -174,6 +177,98 @@ static int want_array (const struct gp_doc *doc, const json_t *n,
     return 0;
 }
 
+/* The most GPUs the jobs of 'js' hold at once, each at its submit time
+ * for its run time (a sweep over start and end events, ends first).
+ */
+struct ev {
+    double t, d;
+};
+
+static int ev_cmp (const void *a, const void *b)
+{
+    const struct ev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->d > y->d) - (x->d < y->d);
+}
+
+static double trace_peak (const struct gp_jobset *js)
+{
+    struct ev *e = calloc (2 * js->n_jobs + 1, sizeof *e);
+    if (!e)
+        return 0;
+    for (size_t i = 0; i < js->n_jobs; i++) {
+        const struct gp_job *j = &js->jobs[i];
+        double g = j->n_gpus * (j->gpu_milli > 0 ? j->gpu_milli : 1000)
+                   / 1000.0;
+        e[2 * i] = (struct ev){j->submit_s, g};
+        e[2 * i + 1] = (struct ev){j->submit_s + j->duration_s, -g};
+    }
+    qsort (e, 2 * js->n_jobs, sizeof *e, ev_cmp);
+    double cur = 0, peak = 0;
+    for (size_t i = 0; i < 2 * js->n_jobs; i++) {
+        cur += e[i].d;
+        peak = fmax (peak, cur);
+    }
+    free (e);
+    return peak;
+}
+
+/* Read the trace of recurring workload 'w' (path relative to the spec's
+ * directory) and sum one period of it: GPU-hours, the period (first
+ * submit to last end, or trace_period), the largest job.
+ */
+static int load_trace (const struct gp_doc *doc, const json_t *j,
+                       const char *what, struct gp_plan_workload *w,
+                       gp_error_t *err)
+{
+    const json_t *at = json_object_get (j, "trace");
+    char path[2 * GP_PLAN_TEXT];
+    const char *name = gp_doc_name (doc);
+    const char *slash = name ? strrchr (name, '/') : NULL;
+    if (w->trace[0] == '/' || !slash)
+        snprintf (path, sizeof path, "%s", w->trace);
+    else
+        snprintf (path, sizeof path, "%.*s/%s", (int)(slash - name), name,
+                  w->trace);
+    struct gp_trace_opts opts;
+    memset (&opts, 0, sizeof opts);
+    opts.format = GP_TRACE_AUTO;
+    gp_error_t e2 = {0};
+    struct gp_jobset *js = gp_trace_read (path, &opts, &e2);
+    if (!js)
+        return gp_doc_errorf (doc, at, err, e2.code ? e2.code : GP_EPARSE,
+                              "%s.trace: %s", what, e2.text);
+    w->trace_jobs = js;
+    double first = INFINITY, last = 0, gh = 0;
+    int big = 0;
+    for (size_t i = 0; i < js->n_jobs; i++) {
+        const struct gp_job *jb = &js->jobs[i];
+        first = fmin (first, jb->submit_s);
+        last = fmax (last, jb->submit_s + jb->duration_s);
+        gh += jb->n_gpus * (jb->gpu_milli > 0 ? jb->gpu_milli : 1000)
+              / 1000.0 * jb->duration_s / 3600;
+        if (jb->n_gpus > big)
+            big = jb->n_gpus;
+    }
+    if (js->n_jobs == 0 || !(gh > 0))
+        return gp_doc_errorf (doc, at, err, GP_EPARSE,
+                              "%s.trace: '%s' has no GPU jobs", what,
+                              w->trace);
+    double span = w->trace_period_s > 0 ? w->trace_period_s : last - first;
+    if (w->trace_period_s > 0 && w->trace_period_s < last - first - 1e-6)
+        return gp_doc_errorf (doc, json_object_get (j, "trace_period"), err,
+                              GP_EPARSE,
+                              "%s.trace_period: %.0f s is shorter than the "
+                              "trace (%.0f s from first submit to last end)",
+                              what, w->trace_period_s, last - first);
+    w->trace_gpu_hours = gh;
+    w->trace_span_s = span;
+    w->trace_max_gpus = big;
+    w->trace_peak_gpus = trace_peak (js);
+    return 0;
+}
+
 static int load_workload (const struct gp_doc *doc, const json_t *j,
                           size_t i, struct gp_plan_spec *s,
                           const struct gp_zoo *zoo, gp_error_t *err)
@@ -237,6 +332,8 @@ static int load_workload (const struct gp_doc *doc, const json_t *j,
                                   "%s: a recurring workload needs tokens and "
                                   "runs_per_month (or a trace)",
                                   what);
+        if (w->trace[0] && load_trace (doc, j, what, w, err) != 0)
+            return err ? err->code : GP_EPARSE;
         break;
     case GP_WL_INFERENCE:
         if (!(w->requests_per_s > 0) || !(w->output_tokens > 0))
@@ -557,11 +654,15 @@ struct gp_plan_spec *gp_plan_spec_from_doc (const struct gp_doc *doc,
     return s;
 error:
     gp_zoo_destroy (zoo);
-    free (s);
+    gp_plan_spec_destroy (s);
     return NULL;
 }
 
 void gp_plan_spec_destroy (struct gp_plan_spec *s)
 {
+    if (!s)
+        return;
+    for (size_t i = 0; i < GP_PLAN_MAX_WORKLOADS; i++)
+        gp_jobset_destroy (s->workloads[i].trace_jobs);
     free (s);
 }

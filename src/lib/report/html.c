@@ -414,8 +414,9 @@ void report_html (struct rbuf *b, const struct gp_plan_result *r)
                       "(see the decision log).");
     }
     rb_printf (b, "</p></div>\n<h2>Options</h2>\n");
-    const char *h[] = {"option", "kind", "GPUs", "nodes", "TCO", "$/GPU-h",
-                       "$/used GPU-h", "IT power", "racks", "status"};
+    const char *h[] = {"option", "kind", "GPUs", "nodes", "TCO",
+                       "$/provisioned GPU-h", "$/demand GPU-h", "IT power",
+                       "racks", "status"};
     table_open (b, h, 10);
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
@@ -438,6 +439,41 @@ void report_html (struct rbuf *b, const struct gp_plan_result *r)
         snprintf (u, sizeof u, "%lld", o->pow.racks);
         td (b, okp ? u : "-");
         td (b, o->feasible ? option_status (o) : o->violation);
+        rb_printf (b, "</tr>\n");
+    }
+    rb_printf (b, "</tbody></table>\n<h2>Bandwidth: needed vs given"
+                  "</h2>\n");
+    const char *hb[] = {"option", "scale-out need", "given", "slowdown",
+                        "set by", "storage need", "storage given", "check"};
+    table_open (b, hb, 8);
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (o->compute.code || !o->need_bw_known)
+            continue;
+        int ok_s = o->storage.code == 0;
+        rb_printf (b, "<tr>");
+        td (b, o->name);
+        if (o->need_bw_per_gpu > 0)
+            gp_format_quantity (o->need_bw_per_gpu, GP_Q_BANDWIDTH,
+                                GP_FMT_BITS, u, sizeof u);
+        else
+            snprintf (u, sizeof u, "none");
+        td (b, u);
+        gp_format_quantity (o->given_bw_per_gpu, GP_Q_BANDWIDTH, GP_FMT_BITS,
+                            u, sizeof u);
+        td (b, u);
+        snprintf (u, sizeof u, "%.1f%%", 100 * o->comm_slowdown);
+        td (b, u);
+        td (b, o->need_bw_workload[0] ? o->need_bw_workload : "-");
+        td (b, ok_s ? fmt_q (fmax (o->stor.read_bw, o->stor.write_bw),
+                             GP_Q_BANDWIDTH, u, sizeof u)
+                    : "-");
+        td (b, ok_s ? fmt_q (o->storage_given_bw, GP_Q_BANDWIDTH, u,
+                             sizeof u)
+                    : "-");
+        td (b, o->bw_short ? "SHORT: network"
+               : ok_s && o->storage_short ? "SHORT: storage"
+                                          : "ok");
         rb_printf (b, "</tr>\n");
     }
     rb_printf (b, "</tbody></table>\n<h2>Charts</h2>\n");

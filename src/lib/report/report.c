@@ -101,10 +101,14 @@ const char *fmt_usd (double v, char *buf, size_t n)
         snprintf (buf, n, "$%.2fB", v / 1e9);
     else if (fabs (v) >= 1e6)
         snprintf (buf, n, "$%.2fM", v / 1e6);
-    else if (fabs (v) >= 1e4)
+    else if (fabs (v) >= 1e5)
         snprintf (buf, n, "$%.0fk", v / 1e3);
+    else if (fabs (v) >= 1e4)
+        snprintf (buf, n, "$%.1fk", v / 1e3);
+    else if (fabs (v) >= 1e3)
+        snprintf (buf, n, "$%.2fk", v / 1e3);
     else
-        snprintf (buf, n, "$%.2f", v);
+        snprintf (buf, n, "$%.0f", v);
     return buf;
 }
 
@@ -177,6 +181,11 @@ static json_t *option_json (const struct gp_plan_option *o)
                                      : json_null ());
     int ok_cost = o->cost.code == 0 && ok_c;
     set (j, "tco_usd", num_or_null (ok_cost, o->tco_usd));
+    set (j, "provisioned_gpu_hours",
+         num_or_null (ok_cost, o->provisioned_gpu_hours));
+    set (j, "demand_gpu_hours",
+         num_or_null (ok_cost && o->demand_gpu_hours > 0,
+                      o->demand_gpu_hours));
     set (j, "cost_per_gpu_hour_usd", num_or_null (ok_cost,
                                                   o->usd_per_gpu_hour));
     set (j, "cost_per_used_gpu_hour_usd",
@@ -184,6 +193,11 @@ static json_t *option_json (const struct gp_plan_option *o)
                       o->usd_per_used_gpu_hour));
     int onprem_pow = o->kind == GP_OPT_ONPREM && o->power.code == 0 && ok_c;
     set (j, "power_kw", num_or_null (onprem_pow, o->pow.it_w / 1e3));
+    set (j, "spare_nodes", o->availability > 0
+                               ? json_integer (o->spare_nodes)
+                               : json_null ());
+    set (j, "availability", num_or_null (o->availability > 0,
+                                         o->availability));
     set (j, "feasible", json_boolean (o->feasible));
     set (j, "violation", o->feasible ? json_null ()
                                      : json_string (o->violation));
@@ -203,8 +217,20 @@ static json_t *option_json (const struct gp_plan_option *o)
     int ok_n = o->network.code == 0 && ok_c;
     set (n, "design", json_string (o->fabric_name));
     set (n, "per_gpu_bytes_per_s", num_or_null (ok_n, o->fabric.per_gpu_bw));
+    /* need: 0 when the traffic stays in the scale-up domain; null when
+     * the planners did not size the option */
     set (n, "need_per_gpu_bytes_per_s",
-         num_or_null (o->need_bw_per_gpu > 0, o->need_bw_per_gpu));
+         num_or_null (o->need_bw_known, o->need_bw_per_gpu));
+    set (n, "need_set_by", o->need_bw_workload[0]
+                               ? json_string (o->need_bw_workload)
+                               : json_null ());
+    set (n, "given_per_gpu_bytes_per_s",
+         num_or_null (o->need_bw_known, o->given_bw_per_gpu));
+    set (n, "comm_slowdown_at_given",
+         num_or_null (o->need_bw_known, o->comm_slowdown));
+    set (n, "bandwidth_shortfall", o->need_bw_known
+                                       ? json_boolean (o->bw_short)
+                                       : json_null ());
     if (o->kind == GP_OPT_ONPREM && ok_n) {
         const struct gp_fabric *f = &o->fabric;
         set (n, "tiers", json_integer (f->tiers));
@@ -235,6 +261,8 @@ static json_t *option_json (const struct gp_plan_option *o)
         set (s, "read_bytes_per_s", json_real (o->stor.read_bw));
         set (s, "checkpoint_write_bytes_per_s", json_real (o->stor.write_bw));
         set (s, "bandwidth_bound", json_boolean (o->stor.bw_bound));
+        set (s, "given_bytes_per_s", json_real (o->storage_given_bw));
+        set (s, "throughput_shortfall", json_boolean (o->storage_short));
     }
     set (j, "storage", s);
 
@@ -492,7 +520,7 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
 
     heading (b, md, "Options");
     const char *h[] = {"OPTION", "KIND", "GPUS", "NODES", "TCO",
-                       "$/GPU-H", "$/USED GPU-H", "IT POWER", "RACKS",
+                       "$/PROV GPU-H", "$/DEMAND GPU-H", "IT POWER", "RACKS",
                        "STATUS"};
     t->n_cols = 10;
     t->n_rows = 0;
@@ -528,6 +556,28 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
         tbl_row (t, row);
     }
     tbl_print (b, t, md);
+    rb_printf (b, "%s$/PROV GPU-H = TCO / GPU-hours paid for, used or not "
+                  "(on-prem: GPUs x horizon; cloud: committed terms in "
+                  "full + on-demand and spot hours rented); $/DEMAND GPU-H "
+                  "= TCO / GPU-hours of the planners' demand\n",
+               md ? "\n" : "");
+
+    int any_av = 0;
+    for (size_t i = 0; i < r->n_options; i++)
+        any_av |= r->options[i].availability > 0;
+    if (any_av)
+        heading (b, md, "Availability (constraints.min_availability)");
+    for (size_t i = 0; i < r->n_options && any_av; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (!(o->availability > 0))
+            continue;
+        rb_printf (b, "%s%s: %lld spare nodes (N + %lld); a node is down "
+                      "%.3f%% of the time; P(every node the demand needs "
+                      "is up) = %.5f\n",
+                   md ? "- " : "  ", o->name, o->spare_nodes,
+                   o->spare_nodes, 100 * o->node_down_share,
+                   o->availability);
+    }
 
     heading (b, md, "Network");
     const char *hn[] = {"OPTION", "DESIGN", "TIERS", "LEAF", "SPINE", "CORE",
@@ -554,6 +604,50 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
                             48);
         const char *row[] = {o->name, o->fabric_name, c[0], c[1], c[2], c[3],
                              c[4], c[5], c[6], x[0], x[1]};
+        tbl_row (t, row);
+    }
+    tbl_print (b, t, md);
+
+    heading (b, md, "Bandwidth: needed vs given");
+    const char *hb[] = {"OPTION", "SCALE-OUT NEED", "GIVEN", "SLOWDOWN",
+                        "SET BY", "STORAGE NEED", "STORAGE GIVEN", "CHECK"};
+    t->n_cols = 8;
+    t->n_rows = 0;
+    tbl_row (t, hb);
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (o->compute.code || !o->need_bw_known)
+            continue;
+        char c[4][48];
+        if (o->need_bw_per_gpu > 0)
+            gp_format_quantity (o->need_bw_per_gpu, GP_Q_BANDWIDTH,
+                                GP_FMT_BITS, x[0], 48);
+        else
+            snprintf (x[0], 48, "none");
+        gp_format_quantity (o->given_bw_per_gpu, GP_Q_BANDWIDTH,
+                            GP_FMT_BITS, x[1], 48);
+        snprintf (x[2], 48, "%.1f%%", 100 * o->comm_slowdown);
+        int ok_s = o->storage.code == 0;
+        if (ok_s) {
+            fmt_q (fmax (o->stor.read_bw, o->stor.write_bw), GP_Q_BANDWIDTH,
+                   c[0], 48);
+            fmt_q (o->storage_given_bw, GP_Q_BANDWIDTH, c[1], 48);
+        } else {
+            snprintf (c[0], 48, "-");
+            snprintf (c[1], 48, "-");
+        }
+        snprintf (c[2], 48, "%s%s%s",
+                  o->bw_short ? "SHORT: network" : "",
+                  o->bw_short && ok_s && o->storage_short ? ", " : "",
+                  ok_s && o->storage_short
+                      ? (o->bw_short ? "storage" : "SHORT: storage")
+                      : "");
+        if (!c[2][0])
+            snprintf (c[2], 48, "ok");
+        const char *row[] = {o->name, x[0], x[1], x[2],
+                             o->need_bw_workload[0] ? o->need_bw_workload
+                                                    : "-",
+                             c[0], c[1], c[2]};
         tbl_row (t, row);
     }
     tbl_print (b, t, md);
@@ -633,7 +727,7 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
     }
     tbl_print (b, t, md);
 
-    heading (b, md, "Unit costs (at the demand's used GPU-hours)");
+    heading (b, md, "Unit costs (at the demand's GPU-hours)");
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (o->compute.code || o->cost.code)
@@ -649,7 +743,7 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
         else
             snprintf (u2, sizeof u2, "-");
         rb_printf (b, "%s%s: %s per training run, %s per 1M output "
-                      "tokens, $%.2f per used GPU-hour\n",
+                      "tokens, $%.2f per GPU-hour of demand served\n",
                    md ? "- " : "  ", o->name,
                    o->usd_per_run > 0 ? fmt_usd (o->usd_per_run, u1, 32)
                                       : "-",
