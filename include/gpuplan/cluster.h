@@ -25,6 +25,8 @@ extern "C" {
 #endif
 
 #define GP_NAME_MAX 64
+#define GP_MIG_MAX 8           /* MIG profiles listed per pool */
+#define GP_MIG_SLICES 7        /* compute slices of a MIG-capable GPU */
 
 struct gp_pool {
     char name[GP_NAME_MAX];
@@ -37,6 +39,16 @@ struct gp_pool {
     int cpus_per_node;            /* 0 = not given */
     double host_mem_bytes;        /* per node; 0 = not given */
     double net_bw_per_gpu;        /* scale-out byte/s per GPU; 0 = not given */
+    /* GPU sharing in the simulator (docs/formats/cluster.md): with
+     * 'gpu_sharing', jobs requesting a share below 1000 milli-GPU pack
+     * onto one GPU (shares summing to at most 1000); with MIG profiles,
+     * such a job takes the smallest listed profile whose compute slices
+     * (of GP_MIG_SLICES) cover its share.  At most one of the two.
+     */
+    int gpu_sharing;              /* 0/1 */
+    int n_mig;                    /* listed MIG profiles, 0 = no MIG */
+    char mig[GP_MIG_MAX][24];     /* profile names, as in the catalog */
+    int mig_slices[GP_MIG_MAX];   /* compute slices of each, ascending */
 };
 
 /* A tenant (Kueue ClusterQueue / Volcano queue).  Quotas are nominal GPUs;
@@ -61,6 +73,18 @@ struct gp_cluster {
     size_t n_teams;
     double spine_oversub;         /* leaf:spine oversubscription; 1 = none */
 };
+
+/* Per-pool quota view of team 't' (index into c->teams) for a team
+ * whose quota is a pool map: nominal[p] (0 for pools the map omits), and
+ * the borrowing and lending limits split over pools in proportion to the
+ * nominal quotas by largest remainder (by pool size when all nominal
+ * quotas are 0), lending capped at the nominal quota; -1 = no limit.
+ * Arrays hold c->n_pools entries.  Returns 1 when the team's quota is a
+ * pool map, 0 otherwise (arrays untouched).
+ */
+int gp_cluster_team_pool_limits (const struct gp_cluster *c, size_t t,
+                                 long long *nominal, long long *borrow,
+                                 long long *lend);
 
 /* Index of team 'name' in 'c', or -1. */
 int gp_cluster_team (const struct gp_cluster *c, const char *name);

@@ -11,7 +11,10 @@
  *   may_preempt   whether a waiting job may evict a running one;
  *   team_key      with GP_POLICY_TEAMS, orders teams (lowest served first),
  *                 each team keeping its own queue by pending_key;
- *   admit         quota admission of a job (NULL = always);
+ *   admit         quota admission of a job to one pool (NULL = always);
+ *                 the engine asks for each pool it would place the job in,
+ *                 in pool order, and places it in the first admitted pool
+ *                 that has room (Kueue's flavor assignment);
  *   rekey_at      for running jobs whose key changes with service received
  *                 (LAS), the next time it changes, or INFINITY.
  *
@@ -50,7 +53,7 @@ struct gp_policy_ops {
     void (*victim_key) (const struct gp_sched *s, uint32_t j, double k[2]);
     int (*may_preempt) (const struct gp_sched *s, uint32_t p, uint32_t v);
     double (*team_key) (const struct gp_sched *s, int team);
-    int (*admit) (const struct gp_sched *s, uint32_t j);
+    int (*admit) (const struct gp_sched *s, uint32_t j, int pool);
     double (*rekey_at) (const struct gp_sched *s, uint32_t j);
 };
 
@@ -98,6 +101,28 @@ double gp_sched_team_borrow_limit (const struct gp_sched *s, int team);
 double gp_sched_team_lend_limit (const struct gp_sched *s, int team);
 int gp_sched_team_cohort (const struct gp_sched *s, int team);
 long long gp_sched_total_gpus (const struct gp_sched *s);
+
+/* Pools (index as in the cluster spec). */
+size_t gp_sched_n_pools (const struct gp_sched *s);
+/* GPUs job 'j' holds when placed in 'pool': its GPU count, or its share
+ * of one GPU (milli-GPU / 1000, or MIG slices / 7) where the pool shares
+ * GPUs.
+ */
+double gp_sched_job_gpus (const struct gp_sched *s, uint32_t j, int pool);
+/* Pool a running job holds GPUs in, -1 when it is not running. */
+int gp_sched_job_pool (const struct gp_sched *s, uint32_t j);
+/* Whether team 't' has per-pool quotas (a pool map in the spec); then
+ * quota, borrowing and lending limits (-1 = none) and use are per pool.
+ */
+int gp_sched_team_per_pool (const struct gp_sched *s, int team);
+double gp_sched_team_pool_quota (const struct gp_sched *s, int team,
+                                 int pool);
+double gp_sched_team_pool_borrow_limit (const struct gp_sched *s, int team,
+                                        int pool);
+double gp_sched_team_pool_lend_limit (const struct gp_sched *s, int team,
+                                      int pool);
+double gp_sched_team_pool_used (const struct gp_sched *s, int team,
+                                int pool);
 
 #ifdef __cplusplus
 }

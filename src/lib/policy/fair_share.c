@@ -6,8 +6,9 @@
  * only scheduled resource, the dominant share of DRF (Ghodsi et al., NSDI
  * '11) is used GPUs / cluster GPUs, divided by the team's weight.
  *
- * Quotas follow Kueue ClusterQueues in a cohort: a team may always use
- * its nominal quota; above it, it borrows from the unused, lendable quota
+ * Quotas follow Kueue ClusterQueues in a cohort, per pool (a Kueue
+ * resource flavor) when the spec gives a pool map, else over all pools:
+ * a team may always use its nominal quota; above it, it borrows from the unused, lendable quota
  * of the other teams in its cohort (each lends at most its lending limit)
  * and at most its own borrowing limit.  A team without a cohort cannot
  * borrow; a team without a quota is not limited.  Reclaim: a job that
@@ -29,14 +30,40 @@ static double team_key (const struct gp_sched *s, int t)
            / gp_sched_team_weight (s, t);
 }
 
-static int gpus_of (const struct gp_sched *s, uint32_t j)
+/* Quotas are whole GPUs; shares of GPUs are sums of 1/7000 GPU, so
+ * comparisons allow for rounding.
+ */
+#define EPS 1e-9
+
+/* Team 't' in pool 'p': nominal quota, use, borrowing and lending limit;
+ * a team with a total quota is seen through its totals whatever the pool.
+ */
+struct qv {
+    double q, used, borrow, lend;
+};
+
+static struct qv view (const struct gp_sched *s, int t, int p)
 {
-    int n = gp_sched_job (s, j)->n_gpus;
-    return n > 0 ? n : 1;
+    struct qv v;
+    if (gp_sched_team_per_pool (s, t)) {
+        v.q = gp_sched_team_pool_quota (s, t, p);
+        v.used = gp_sched_team_pool_used (s, t, p);
+        v.borrow = gp_sched_team_pool_borrow_limit (s, t, p);
+        v.lend = gp_sched_team_pool_lend_limit (s, t, p);
+    } else {
+        v.q = gp_sched_team_quota (s, t);
+        v.used = gp_sched_team_used (s, t);
+        v.borrow = gp_sched_team_borrow_limit (s, t);
+        v.lend = gp_sched_team_lend_limit (s, t);
+    }
+    return v;
 }
 
-/* GPUs team 't' could still borrow from its cohort. */
-static double cohort_available (const struct gp_sched *s, int t)
+/* GPUs team 't' could still borrow from its cohort in pool 'p' (or in
+ * total, for teams with total quotas: the engine keeps a cohort to one
+ * form).
+ */
+static double cohort_available (const struct gp_sched *s, int t, int p)
 {
     int c = gp_sched_team_cohort (s, t);
     if (c < 0)
@@ -45,37 +72,33 @@ static double cohort_available (const struct gp_sched *s, int t)
     for (size_t u = 0; u < gp_sched_n_teams (s); u++) {
         if (gp_sched_team_cohort (s, (int)u) != c)
             continue;
-        double q = gp_sched_team_quota (s, (int)u);
-        double used = gp_sched_team_used (s, (int)u);
-        if (q < 0)
+        struct qv v = view (s, (int)u, p);
+        if (v.q < 0)
             continue;
-        double free_q = q - used > 0 ? q - used : 0;
-        double lend = gp_sched_team_lend_limit (s, (int)u);
-        if (lend >= 0 && free_q > lend)
-            free_q = lend;
+        double free_q = v.q - v.used > 0 ? v.q - v.used : 0;
+        if (v.lend >= 0 && free_q > v.lend)
+            free_q = v.lend;
         if ((int)u != t)
             unused += free_q;
-        if (used > q)
-            borrowed += used - q;
+        if (v.used > v.q)
+            borrowed += v.used - v.q;
     }
     return unused - borrowed;
 }
 
-static int admit (const struct gp_sched *s, uint32_t j)
+static int admit (const struct gp_sched *s, uint32_t j, int p)
 {
     int t = gp_sched_job (s, j)->team;
-    double q = gp_sched_team_quota (s, t);
-    if (q < 0)
+    struct qv v = view (s, t, p);
+    if (v.q < 0)
         return 1;
-    double used = gp_sched_team_used (s, t);
-    double need = used + gpus_of (s, j);
-    if (need <= q)
+    double need = v.used + gp_sched_job_gpus (s, j, p);
+    if (need <= v.q + EPS)
         return 1;
-    double limit = gp_sched_team_borrow_limit (s, t);
-    if (limit >= 0 && need - q > limit)
+    if (v.borrow >= 0 && need - v.q > v.borrow + EPS)
         return 0;
-    double new_borrow = need - (used > q ? used : q);
-    return new_borrow <= cohort_available (s, t);
+    double new_borrow = need - (v.used > v.q ? v.used : v.q);
+    return new_borrow <= cohort_available (s, t, p) + EPS;
 }
 
 static void victim_key (const struct gp_sched *s, uint32_t j, double k[2])
@@ -84,17 +107,23 @@ static void victim_key (const struct gp_sched *s, uint32_t j, double k[2])
     k[1] = 0;
 }
 
+/* Reclaim, in the pool the victim runs in: the preemptor must fit within
+ * its nominal quota there, the victim's team must be borrowing there.
+ */
 static int may_preempt (const struct gp_sched *s, uint32_t p, uint32_t v)
 {
     int tp = gp_sched_job (s, p)->team, tv = gp_sched_job (s, v)->team;
     if (tp == tv)
         return 0;
-    double qp = gp_sched_team_quota (s, tp), qv = gp_sched_team_quota (s, tv);
-    if (qp < 0 || gp_sched_team_used (s, tp) + gpus_of (s, p) > qp)
+    int pool = gp_sched_job_pool (s, v);
+    if (pool < 0)
+        return 0;
+    struct qv a = view (s, tp, pool), b = view (s, tv, pool);
+    if (a.q < 0 || a.used + gp_sched_job_gpus (s, p, pool) > a.q + EPS)
         return 0; /* only a job within its nominal quota reclaims */
-    if (qv < 0)
+    if (b.q < 0)
         return 1; /* a team without quota only ever borrows */
-    return gp_sched_team_used (s, tv) > qv
+    return b.used > b.q + EPS
            && gp_sched_team_cohort (s, tv) == gp_sched_team_cohort (s, tp);
 }
 

@@ -261,7 +261,7 @@ double gp_sched_attained_gpu_s (const struct gp_sched *s, uint32_t j)
     const struct sjob *jb = &SIM (s)->jobs[j];
     double a = jb->attained;
     if (jb->state == S_RUNNING)
-        a += jb->n * (SIM (s)->now - jb->seg_start);
+        a += JOB_GPUS (jb) * (SIM (s)->now - jb->seg_start);
     return a;
 }
 
@@ -326,6 +326,52 @@ long long gp_sched_total_gpus (const struct gp_sched *s)
     return SIM (s)->total_gpus;
 }
 
+size_t gp_sched_n_pools (const struct gp_sched *s)
+{
+    return SIM (s)->n_pools;
+}
+
+double gp_sched_job_gpus (const struct gp_sched *s, uint32_t j, int pool)
+{
+    return gp__job_gpus (SIM (s), j, pool);
+}
+
+int gp_sched_job_pool (const struct gp_sched *s, uint32_t j)
+{
+    const struct sjob *jb = &SIM (s)->jobs[j];
+    return jb->state == S_RUNNING ? jb->pool_used : -1;
+}
+
+int gp_sched_team_per_pool (const struct gp_sched *s, int t)
+{
+    return SIM (s)->teams[t].per_pool;
+}
+
+double gp_sched_team_pool_quota (const struct gp_sched *s, int t, int pool)
+{
+    const struct steam *tm = &SIM (s)->teams[t];
+    return tm->per_pool ? tm->pq[pool] : -1;
+}
+
+double gp_sched_team_pool_borrow_limit (const struct gp_sched *s, int t,
+                                        int pool)
+{
+    const struct steam *tm = &SIM (s)->teams[t];
+    return tm->per_pool ? tm->pborrow[pool] : -1;
+}
+
+double gp_sched_team_pool_lend_limit (const struct gp_sched *s, int t,
+                                      int pool)
+{
+    const struct steam *tm = &SIM (s)->teams[t];
+    return tm->per_pool ? tm->plend[pool] : -1;
+}
+
+double gp_sched_team_pool_used (const struct gp_sched *s, int t, int pool)
+{
+    return (double)SIM (s)->teams[t].pused_u[pool] / GP_MICRO;
+}
+
 #define SCHED(s) ((const struct gp_sched *)(const void *)(s))
 
 /* ---------------------------- bookkeeping ------------------------------- */
@@ -356,7 +402,7 @@ static void series_add (struct gp_sim *s, double t0, double t1)
             end = t1;
         double w = (end - t0) / iv;
         struct gp_sim_sample *x = &s->series[b];
-        x->alloc_gpus += (double)s->alloc_gpus * w;
+        x->alloc_gpus += (double)s->alloc_u / GP_MICRO * w;
         x->queue_len += (double)s->n_pending * w;
         x->running += (double)s->n_running * w;
         x->frag_gpus += frag * w;
@@ -370,7 +416,7 @@ static void advance (struct gp_sim *s, double t)
     double dt = t - s->t_last;
     if (dt <= 0)
         return;
-    s->alloc_gpu_s += (double)s->alloc_gpus * dt;
+    s->alloc_gpu_s += (double)s->alloc_u / GP_MICRO * dt;
     s->queue_s += (double)s->n_pending * dt;
     if (s->n_pending) {
         s->frag_gpu_s += gp__fragmented (s) * dt;
@@ -444,7 +490,9 @@ static int start_job (struct gp_sim *s, uint32_t j)
     }
     s->n_running++;
     struct steam *t = &s->teams[jb->team];
-    t->used += jb->n;
+    t->used_u += jb->mu;
+    t->pused_u[jb->pool_used] += jb->mu;
+    t->used = (double)t->used_u / GP_MICRO;
     if (t->used > t->peak)
         t->peak = t->used;
     double k[2] = {0, 0};
@@ -475,7 +523,7 @@ static void stop_job (struct gp_sim *s, uint32_t j, int done)
     double w = (L - o) / jb->seg_factor;
     if (done || w > jb->remaining)
         w = jb->remaining;
-    double n = jb->n;
+    double n = JOB_GPUS (jb);
     s->seg_gpu_s += n * L;
     s->restart_gpu_s += n * o;
     s->slow_gpu_s += n * (L - o - w);
@@ -498,9 +546,12 @@ static void stop_job (struct gp_sim *s, uint32_t j, int done)
         jb->remaining = jb->duration - kept;
         /* A job that reached its end exactly is done, not requeued. */
     }
+    struct steam *t = &s->teams[jb->team];
+    t->used_u -= jb->mu;
+    t->pused_u[jb->pool_used] -= jb->mu;
+    t->used = (double)t->used_u / GP_MICRO;
     gp__release (s, j);
     s->n_running--;
-    s->teams[jb->team].used -= n;
     jheap_remove (&s->vict, j);
     jheap_remove (&s->ends, j);
     jb->gen++;
@@ -511,7 +562,7 @@ static void finish_job (struct gp_sim *s, uint32_t j)
     struct sjob *jb = &s->jobs[j];
     stop_job (s, j, 1);
     jb->state = S_DONE;
-    s->useful_gpu_s += jb->n * jb->duration;
+    s->useful_gpu_s += JOB_GPUS (jb) * jb->duration;
     s->res[j].state = GP_JOB_DONE;
     s->res[j].end_s = s->now;
 }
@@ -531,19 +582,152 @@ static void requeue (struct gp_sim *s, uint32_t j, int failed)
 
 /* --------------------------- scheduling pass ---------------------------- */
 
-/* Preempt victims so that 'p' can start; returns 1 when 'p' was placed. */
-static int try_preempt (struct gp_sim *s, uint32_t p, struct walk *w,
-                        uint32_t **vbuf, size_t *vcap)
+/* GPU-seconds lost if running job 'v' were evicted now: the work since
+ * its last checkpoint, plus the restart overhead it will pay (the same
+ * arithmetic as stop_job).
+ */
+static double evict_cost (const struct gp_sim *s, uint32_t v)
+{
+    const struct sjob *jb = &s->jobs[v];
+    double L = s->now - jb->seg_start;
+    double o = L < jb->seg_over ? L : jb->seg_over;
+    double w = (L - o) / jb->seg_factor;
+    if (w > jb->remaining)
+        w = jb->remaining;
+    double done = jb->duration - jb->remaining;
+    double total = done + w;
+    double kept = jb->ckpt > 0 ? floor (total / jb->ckpt) * jb->ckpt : done;
+    if (kept < done)
+        kept = done;
+    if (kept > total)
+        kept = total;
+    return JOB_GPUS (jb) * (total - kept + s->cfg.restart_cost_s);
+}
+
+struct vcost {
+    double c;
+    uint32_t rank; /* position in policy order */
+    uint32_t v;
+};
+
+static int by_cost_desc (const void *a, const void *b)
+{
+    const struct vcost *x = a, *y = b;
+    if (x->c != y->c)
+        return x->c > y->c ? -1 : 1;
+    return x->rank > y->rank ? -1 : x->rank < y->rank; /* later first */
+}
+
+/* Victims for a job larger than a node, in pool 'req': the victims the
+ * policy allows, in its order, until the pool has enough free GPUs (a
+ * multi-node gang then always finds a placement: it may take any free
+ * GPUs of the pool); then every victim not needed for that count is
+ * spared, the costliest to evict first, so the set is minimal and sheds
+ * the most lost GPU-seconds it can.  Leaves the victims in 'vbuf'; returns
+ * their count, or -1 when the pool cannot be freed enough, and the cost.
+ */
+static long multi_plan (struct gp_sim *s, uint32_t p, int32_t req,
+                        struct walk *w, uint32_t **vbuf, size_t *vcap,
+                        double *cost)
 {
     const struct sjob *pj = &s->jobs[p];
+    long long have = s->pools[req].free, acc = 0;
+    size_t nv = 0;
+    int depth = s->cfg.backfill_depth;
+    *cost = 0;
+    if (pj->n > s->pools[req].total)
+        return -1;
+    walk_start (w, &s->vict);
+    for (uint32_t v; have + acc < pj->n && (v = walk_next (w)) != NONE
+                     && depth-- > 0;) {
+        if (!s->ops->may_preempt (SCHED (s), p, v)) {
+            if (s->ops->flags & GP_POLICY_MONOTONE)
+                break;
+            continue;
+        }
+        const struct sjob *vj = &s->jobs[v];
+        if (vj->pool_used != req || vj->su > 0)
+            continue;
+        if (nv == *vcap) {
+            size_t nc = *vcap ? *vcap * 2 : 64;
+            uint32_t *a = realloc (*vbuf, nc * sizeof *a);
+            if (!a)
+                return -1;
+            *vbuf = a;
+            *vcap = nc;
+        }
+        (*vbuf)[nv++] = v;
+        acc += vj->n;
+    }
+    if (have + acc < pj->n)
+        return -1;
+    struct vcost *vc = malloc ((nv ? nv : 1) * sizeof *vc);
+    if (!vc)
+        return -1;
+    for (size_t i = 0; i < nv; i++)
+        vc[i] = (struct vcost){evict_cost (s, (*vbuf)[i]), (uint32_t)i,
+                               (*vbuf)[i]};
+    qsort (vc, nv, sizeof *vc, by_cost_desc);
+    size_t k = 0;
+    for (size_t i = 0; i < nv; i++) {
+        int32_t n = s->jobs[vc[i].v].n;
+        if (have + acc - n >= pj->n)
+            acc -= n; /* not needed: spared */
+        else {
+            vc[k++] = vc[i];
+            *cost += vc[i].c;
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        (*vbuf)[i] = vc[i].v;
+    free (vc);
+    return (long)k;
+}
+
+/* Preempt victims so that 'p' can start, in pool 'pool' only (the pool
+ * its quota admits it to) or, with pool < 0, wherever it may run; returns
+ * 1 when 'p' was placed.  Jobs holding a share of a GPU are not victims
+ * (evicting one frees no whole GPU unless it is alone on its GPU).
+ */
+static int try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
+                        struct walk *w, uint32_t **vbuf, size_t *vcap)
+{
+    const struct sjob *pj = &s->jobs[p];
+    int32_t req = pool >= 0 ? pool : pj->pool_req;
     int single = 0;
     for (size_t i = 0; i < s->n_pools; i++)
-        if ((pj->pool_req < 0 || pj->pool_req == (int32_t)i)
-            && pj->n <= s->pools[i].gpn)
+        if ((req < 0 || req == (int32_t)i) && pj->n <= s->pools[i].gpn)
             single = 1;
+    if (!single) {
+        /* A gang across nodes: the pool whose minimal victim set loses
+         * the fewest GPU-seconds.
+         */
+        int32_t best = -1, last = -1;
+        long nv = -1, got;
+        double bc = 0, c;
+        for (size_t i = 0; i < s->n_pools; i++) {
+            if (req >= 0 && req != (int32_t)i)
+                continue;
+            got = multi_plan (s, p, (int32_t)i, w, vbuf, vcap, &c);
+            last = (int32_t)i;
+            if (got >= 0 && (best < 0 || c < bc)) {
+                best = (int32_t)i;
+                bc = c;
+                nv = got;
+            }
+        }
+        if (best < 0)
+            return 0;
+        if (best != last) /* 'vbuf' holds the last pool's set */
+            nv = multi_plan (s, p, best, w, vbuf, vcap, &c);
+        if (nv < 0)
+            return 0;
+        for (long i = 0; i < nv; i++)
+            requeue (s, (*vbuf)[i], 0);
+        return gp__place_in (s, p, best);
+    }
     int depth = s->cfg.backfill_depth;
     size_t nv = 0;
-    long long acc = 0, have = gp__free_for (s, p);
     int32_t hit = -1;
     walk_start (w, &s->vict);
     for (uint32_t v; (v = walk_next (w)) != NONE && depth-- > 0;) {
@@ -553,7 +737,7 @@ static int try_preempt (struct gp_sim *s, uint32_t p, struct walk *w,
             continue;
         }
         const struct sjob *vj = &s->jobs[v];
-        if (pj->pool_req >= 0 && vj->pool_used != pj->pool_req)
+        if ((req >= 0 && vj->pool_used != req) || vj->su > 0)
             continue;
         if (nv == *vcap) {
             size_t nc = *vcap ? *vcap * 2 : 64;
@@ -564,19 +748,15 @@ static int try_preempt (struct gp_sim *s, uint32_t p, struct walk *w,
             *vcap = nc;
         }
         (*vbuf)[nv++] = v;
-        acc += vj->n;
-        if (single) {
-            const struct alloc *a = vj->n_alloc == 1 ? &vj->one : vj->many;
-            for (int32_t i = 0; i < vj->n_alloc; i++) {
-                int32_t nd = a[i].node;
-                s->scratch[nd] += a[i].n;
-                if (pj->n <= s->nodes[nd].gpn && !s->nodes[nd].down
-                    && s->nodes[nd].free + s->scratch[nd] >= pj->n)
-                    hit = nd;
-            }
-            if (hit >= 0)
-                break;
-        } else if (have + acc >= pj->n)
+        const struct alloc *a = vj->n_alloc == 1 ? &vj->one : vj->many;
+        for (int32_t i = 0; i < vj->n_alloc; i++) {
+            int32_t nd = a[i].node;
+            s->scratch[nd] += a[i].n;
+            if (pj->n <= s->nodes[nd].gpn && !s->nodes[nd].down
+                && s->nodes[nd].free + s->scratch[nd] >= pj->n)
+                hit = nd;
+        }
+        if (hit >= 0)
             break;
     }
     /* Reset the scratch counts. */
@@ -586,22 +766,19 @@ static int try_preempt (struct gp_sim *s, uint32_t p, struct walk *w,
         for (int32_t k = 0; k < vj->n_alloc; k++)
             s->scratch[a[k].node] = 0;
     }
-    if (single ? hit < 0 : have + acc < pj->n)
+    if (hit < 0)
         return 0;
     for (size_t i = 0; i < nv; i++) {
         uint32_t v = (*vbuf)[i];
-        if (single) {
-            const struct sjob *vj = &s->jobs[v];
-            const struct alloc *a = vj->n_alloc == 1 ? &vj->one : vj->many;
-            int on = 0;
-            for (int32_t k = 0; k < vj->n_alloc; k++)
-                on |= a[k].node == hit;
-            if (!on)
-                continue;
-        }
-        requeue (s, v, 0);
+        const struct sjob *vj = &s->jobs[v];
+        const struct alloc *a = vj->n_alloc == 1 ? &vj->one : vj->many;
+        int on = 0;
+        for (int32_t k = 0; k < vj->n_alloc; k++)
+            on |= a[k].node == hit;
+        if (on)
+            requeue (s, v, 0);
     }
-    return gp__place (s, p);
+    return gp__place_in (s, p, s->nodes[hit].pool);
 }
 
 /* EASY backfill behind blocked head 'h': the head keeps a reservation at
@@ -630,7 +807,7 @@ static int backfill (struct gp_sim *s, uint32_t h, struct walk *w,
     if (shadow == INFINITY)
         extra = freeh;
     int depth = s->cfg.backfill_depth;
-    while (depth-- > 0 && s->free_gpus > 0) {
+    while (depth-- > 0 && (s->free_gpus > 0 || s->n_partial > 0)) {
         if (s->pend.n == 0)
             break;
         uint32_t c = s->pend.a[0].j;
@@ -668,6 +845,34 @@ struct pass {
     struct walk w;
 };
 
+/* Admit and place 'j' now, preempting if the policy allows.  With quota
+ * admission, pools are tried in order and the job goes to the first pool
+ * its quota admits it to that has room (Kueue's flavor assignment);
+ * only then is preemption tried, pool by pool.
+ */
+static int admit_place (struct gp_sim *s, uint32_t j, struct pass *ps)
+{
+    unsigned fl = s->ops->flags;
+    const struct sjob *jb = &s->jobs[j];
+    if (!s->ops->admit)
+        return gp__place (s, j)
+               || ((fl & GP_POLICY_PREEMPT)
+                   && try_preempt (s, j, -1, &ps->w, &ps->vbuf, &ps->vcap));
+    for (size_t p = 0; p < s->n_pools; p++)
+        if ((jb->pool_req < 0 || jb->pool_req == (int32_t)p)
+            && s->ops->admit (SCHED (s), j, (int)p)
+            && gp__place_in (s, j, (int32_t)p))
+            return 1;
+    if (!(fl & GP_POLICY_PREEMPT))
+        return 0;
+    for (size_t p = 0; p < s->n_pools; p++)
+        if ((jb->pool_req < 0 || jb->pool_req == (int32_t)p)
+            && s->ops->admit (SCHED (s), j, (int)p)
+            && try_preempt (s, j, (int32_t)p, &ps->w, &ps->vbuf, &ps->vcap))
+            return 1;
+    return 0;
+}
+
 static uint32_t pick (struct gp_sim *s)
 {
     if (!(s->ops->flags & GP_POLICY_TEAMS)) {
@@ -701,7 +906,7 @@ static int schedule (struct gp_sim *s, struct pass *ps)
     if (s->n_pending == 0)
         return 0;
     unsigned fl = s->ops->flags;
-    if (s->free_gpus == 0 && !(fl & GP_POLICY_PREEMPT))
+    if (s->free_gpus == 0 && s->n_partial == 0 && !(fl & GP_POLICY_PREEMPT))
         return 0;
     ps->nt = 0;
     int examined = 0;
@@ -713,11 +918,7 @@ static int schedule (struct gp_sim *s, struct pass *ps)
         if (j == NONE)
             break;
         struct sjob *jb = &s->jobs[j];
-        int ok = (!s->ops->admit || s->ops->admit (SCHED (s), j))
-                 && (gp__place (s, j)
-                     || ((fl & GP_POLICY_PREEMPT)
-                         && try_preempt (s, j, &ps->w, &ps->vbuf,
-                                         &ps->vcap)));
+        int ok = admit_place (s, j, ps);
         if (ok) {
             if ((rc = start_job (s, j)))
                 break;
@@ -744,7 +945,8 @@ static int schedule (struct gp_sim *s, struct pass *ps)
             break;
         if (++examined >= s->cfg.backfill_depth)
             break;
-        if (s->free_gpus == 0 && !(fl & GP_POLICY_PREEMPT))
+        if (s->free_gpus == 0 && s->n_partial == 0
+            && !(fl & GP_POLICY_PREEMPT))
             break;
     }
     /* Put the jobs that could not start back, keys unchanged. */
@@ -962,9 +1164,26 @@ static int init_teams (struct gp_sim *s, gp_error_t *err)
     s->teams = calloc (s->n_teams ? s->n_teams : 1, sizeof *s->teams);
     if (!s->teams)
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
-    size_t k = nt;
-    for (size_t i = 0; i < s->n_teams; i++)
-        s->teams[i].ct = -1;
+    size_t k = nt, np = s->n_pools;
+    s->team_pool_d = malloc ((s->n_teams ? s->n_teams : 1) * 3 * np
+                             * sizeof *s->team_pool_d);
+    s->team_pool_u = calloc ((s->n_teams ? s->n_teams : 1) * np,
+                             sizeof *s->team_pool_u);
+    long long *lim = malloc (3 * np * sizeof *lim);
+    if (!s->team_pool_d || !s->team_pool_u || !lim) {
+        free (lim);
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < s->n_teams; i++) {
+        struct steam *t = &s->teams[i];
+        t->ct = -1;
+        t->pq = s->team_pool_d + 3 * np * i;
+        t->pborrow = t->pq + np;
+        t->plend = t->pborrow + np;
+        t->pused_u = s->team_pool_u + np * i;
+        for (size_t p = 0; p < 3 * np; p++)
+            t->pq[p] = -1;
+    }
     for (size_t i = 0; i < nt; i++)
         s->teams[i].name = s->js->teams[i];
     for (size_t i = 0; i < c->n_teams; i++) {
@@ -993,6 +1212,21 @@ static int init_teams (struct gp_sim *s, gp_error_t *err)
         t->quota = (double)ct->quota_gpus;
         t->borrow = (double)ct->borrowing_limit;
         t->lend = (double)ct->lending_limit;
+        if (gp_cluster_team_pool_limits (c, (size_t)t->ct, lim, lim + np,
+                                         lim + 2 * np)) {
+            t->per_pool = 1;
+            for (size_t p = 0; p < np; p++) {
+                t->pq[p] = (double)lim[p];
+                t->pborrow[p] = (double)lim[np + p];
+                t->plend[p] = (double)lim[2 * np + p];
+            }
+        } else if (np == 1 && ct->quota_gpus >= 0) {
+            /* One pool: a total quota is that pool's quota. */
+            t->per_pool = 1;
+            t->pq[0] = t->quota;
+            t->pborrow[0] = t->borrow;
+            t->plend[0] = t->lend;
+        }
         if (ct->cohort[0]) {
             for (int q = 0; q < t->ct && t->cohort < 0; q++)
                 if (strcmp (c->teams[q].cohort, ct->cohort) == 0)
@@ -1001,6 +1235,20 @@ static int init_teams (struct gp_sim *s, gp_error_t *err)
                 t->cohort = t->ct;
         }
     }
+    free (lim);
+    /* A cohort lends per pool or in total, not both. */
+    for (size_t i = 0; i < s->n_teams; i++)
+        for (size_t u = 0; u < s->n_teams; u++) {
+            const struct steam *a = &s->teams[i], *b = &s->teams[u];
+            if (a->cohort >= 0 && a->cohort == b->cohort && a->per_pool
+                && !b->per_pool && b->quota >= 0)
+                return gp_errprintf (
+                    err, GP_EINVAL,
+                    "cluster '%s': cohort '%s' mixes per-pool quotas (team "
+                    "'%s') and a total quota (team '%s'); give every team of "
+                    "a cohort the same form",
+                    c->name, c->teams[a->ct].cohort, a->name, b->name);
+        }
     return 0;
 }
 
@@ -1111,7 +1359,12 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
         }
         jb->submit = g->submit_s;
         jb->duration = jb->remaining = g->duration_s;
-        jb->n = g->n_gpus > 0 ? g->n_gpus : 1; /* sharing pods hold a GPU */
+        jb->n = g->n_gpus > 0 ? g->n_gpus : 1;
+        jb->milli = (int16_t)(g->gpu_milli > 0 && g->gpu_milli < 1000
+                                      && jb->n == 1
+                                  ? g->gpu_milli
+                                  : 1000);
+        jb->sgpu = -1;
         jb->team = g->team;
         jb->prio = g->priority ? g->priority : s->teams[g->team].prio;
         jb->pool_req = g->pool >= 0 ? pmap[g->pool] : -1;
@@ -1167,6 +1420,8 @@ void gp_sim_destroy (struct gp_sim *s)
     for (size_t t = 0; s->teams && t < s->n_teams; t++)
         free (s->teams[t].q.a);
     free (s->teams);
+    free (s->team_pool_d);
+    free (s->team_pool_u);
     gp__cluster_free (s);
     free (s->pend.a);
     free (s->vict.a);

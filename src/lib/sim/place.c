@@ -174,6 +174,19 @@ int gp__cluster_init (struct gp_sim *s, gp_error_t *err)
             gp__node_set_free (s, i, p->gpn);
         }
         dom += (p->count + nodes_per_dom - 1) / nodes_per_dom;
+        if (cp->gpu_sharing || cp->n_mig > 0) {
+            size_t ng = (size_t)p->count * (size_t)p->gpn;
+            p->cap_u = cp->gpu_sharing ? 1000 : GP_MIG_SLICES;
+            p->micro_u = GP_MICRO / p->cap_u;
+            p->gused = calloc (ng, sizeof *p->gused);
+            p->gnext = malloc (ng * sizeof *p->gnext);
+            p->gprev = malloc (ng * sizeof *p->gprev);
+            p->ghead = malloc (((size_t)p->cap_u + 1) * sizeof *p->ghead);
+            if (!p->gused || !p->gnext || !p->gprev || !p->ghead)
+                return gp_errprintf (err, GP_ENOMEM, "out of memory");
+            for (int32_t k = 0; k <= p->cap_u; k++)
+                p->ghead[k] = -1;
+        }
         p->total = (long long)p->count * p->gpn;
         s->total_gpus += p->total;
     }
@@ -186,6 +199,10 @@ void gp__cluster_free (struct gp_sim *s)
         free (s->pools[i].head);
         free (s->pools[i].cnt);
         free (s->pools[i].seg);
+        free (s->pools[i].gused);
+        free (s->pools[i].gnext);
+        free (s->pools[i].gprev);
+        free (s->pools[i].ghead);
     }
     free (s->pools);
     free (s->nodes);
@@ -247,10 +264,120 @@ static int set_alloc (struct gp_sim *s, uint32_t j, const struct alloc *a,
     }
     jb->n_alloc = na;
     jb->pool_used = pool;
+    jb->su = 0;
+    jb->sgpu = -1;
+    jb->mu = (int64_t)jb->n * GP_MICRO;
     for (int32_t i = 0; i < na; i++)
         gp__node_set_free (s, a[i].node, s->nodes[a[i].node].free - a[i].n);
-    s->alloc_gpus += jb->n;
+    s->alloc_u += jb->mu;
     return 1;
+}
+
+/* ----------------------------- GPU sharing ------------------------------ */
+
+int32_t gp__job_units (const struct gp_sim *s, uint32_t j, int32_t pool)
+{
+    const struct spool *p = &s->pools[pool];
+    const struct sjob *jb = &s->jobs[j];
+    if (p->cap_u == 0 || jb->n != 1 || jb->milli >= 1000)
+        return 0;
+    if (p->cap_u == 1000)
+        return jb->milli;
+    /* MIG: the smallest listed profile whose slices cover the share. */
+    const struct gp_pool *cp = &s->cfg.cluster->pools[pool];
+    for (int k = 0; k < cp->n_mig; k++)
+        if (GP_MIG_SLICES * jb->milli <= 1000 * cp->mig_slices[k])
+            return cp->mig_slices[k] < GP_MIG_SLICES ? cp->mig_slices[k] : 0;
+    return 0;
+}
+
+double gp__job_gpus (const struct gp_sim *s, uint32_t j, int32_t pool)
+{
+    int32_t u = pool >= 0 ? gp__job_units (s, j, pool) : 0;
+    if (u == 0)
+        return s->jobs[j].n;
+    return (double)u * s->pools[pool].micro_u / GP_MICRO;
+}
+
+/* Lists of partly used GPU slots by free units (1 .. cap_u - 1). */
+static void glink (struct gp_sim *s, struct spool *p, int32_t g)
+{
+    int32_t r = p->cap_u - p->gused[g];
+    p->gprev[g] = -1;
+    p->gnext[g] = p->ghead[r];
+    if (p->gnext[g] >= 0)
+        p->gprev[p->gnext[g]] = g;
+    p->ghead[r] = g;
+    s->n_partial++;
+}
+
+static void gunlink (struct gp_sim *s, struct spool *p, int32_t g)
+{
+    int32_t r = p->cap_u - p->gused[g];
+    if (p->gprev[g] >= 0)
+        p->gnext[p->gprev[g]] = p->gnext[g];
+    else
+        p->ghead[r] = p->gnext[g];
+    if (p->gnext[g] >= 0)
+        p->gprev[p->gnext[g]] = p->gprev[g];
+    s->n_partial--;
+}
+
+/* Place a share of 'u' units: on the partly used GPU with the least room
+ * that fits (best fit), else on an idle GPU of the node the strategy
+ * picks for one GPU.  Partly used GPUs always sit on up nodes: a failure
+ * kills every job of the node before it goes down.
+ */
+static int place_shared (struct gp_sim *s, uint32_t j, int32_t pi, int32_t u)
+{
+    struct sjob *jb = &s->jobs[j];
+    struct spool *p = &s->pools[pi];
+    int32_t g = -1, node;
+    for (int32_t r = u; r < p->cap_u && g < 0; r++)
+        g = p->ghead[r];
+    if (g >= 0) {
+        node = p->first + g / p->gpn;
+        gunlink (s, p, g);
+        p->gused[g] += u;
+    } else {
+        node = pick_one (s, p, 1, s->cfg.placement);
+        if (node < 0)
+            return 0;
+        int32_t base = (node - p->first) * p->gpn;
+        for (int32_t k = 0; k < p->gpn && g < 0; k++)
+            if (p->gused[base + k] == 0)
+                g = base + k;
+        if (g < 0)
+            return 0; /* cannot happen: free >= 1 leaves an unshared slot */
+        p->gused[g] = u;
+        gp__node_set_free (s, node, s->nodes[node].free - 1);
+    }
+    if (p->gused[g] < p->cap_u)
+        glink (s, p, g);
+    jb->one = (struct alloc){node, 0};
+    jb->n_alloc = 1;
+    jb->pool_used = pi;
+    jb->su = (int16_t)u;
+    jb->sgpu = g;
+    jb->mu = (int64_t)u * p->micro_u;
+    s->alloc_u += jb->mu;
+    return 1;
+}
+
+static void release_shared (struct gp_sim *s, uint32_t j)
+{
+    struct sjob *jb = &s->jobs[j];
+    struct spool *p = &s->pools[jb->pool_used];
+    int32_t g = jb->sgpu;
+    if (p->gused[g] < p->cap_u)
+        gunlink (s, p, g);
+    p->gused[g] -= jb->su;
+    if (p->gused[g] > 0)
+        glink (s, p, g);
+    else
+        gp__node_set_free (s, jb->one.node, s->nodes[jb->one.node].free + 1);
+    jb->su = 0;
+    jb->sgpu = -1;
 }
 
 /* Gather nodes for a multi-node job in 'p', optionally inside rack 'rack'
@@ -357,6 +484,11 @@ static int place_in_pool (struct gp_sim *s, uint32_t j, int32_t pi)
     struct sjob *jb = &s->jobs[j];
     struct spool *p = &s->pools[pi];
     enum gp_placement how = s->cfg.placement;
+    if (p->cap_u > 0) {
+        int32_t u = gp__job_units (s, j, pi);
+        if (u > 0)
+            return place_shared (s, j, pi, u);
+    }
     if (jb->n > p->free)
         return 0;
     if (jb->n <= p->gpn) {
@@ -391,6 +523,14 @@ static int place_in_pool (struct gp_sim *s, uint32_t j, int32_t pi)
     return ok;
 }
 
+int gp__place_in (struct gp_sim *s, uint32_t j, int32_t pool)
+{
+    const struct sjob *jb = &s->jobs[j];
+    if (jb->pool_req >= 0 && jb->pool_req != pool)
+        return 0;
+    return place_in_pool (s, j, pool);
+}
+
 int gp__place (struct gp_sim *s, uint32_t j)
 {
     struct sjob *jb = &s->jobs[j];
@@ -405,6 +545,8 @@ int gp__place (struct gp_sim *s, uint32_t j)
 void gp__release (struct gp_sim *s, uint32_t j)
 {
     struct sjob *jb = &s->jobs[j];
+    if (jb->su > 0)
+        release_shared (s, j);
     const struct alloc *a = jb->n_alloc == 1 ? &jb->one : jb->many;
     for (int32_t i = 0; i < jb->n_alloc; i++) {
         struct node *nd = &s->nodes[a[i].node];
@@ -414,7 +556,7 @@ void gp__release (struct gp_sim *s, uint32_t j)
         free (jb->many);
     jb->many = NULL;
     jb->n_alloc = 0;
-    s->alloc_gpus -= jb->n;
+    s->alloc_u -= jb->mu;
 }
 
 /* Slowdown of the current placement: 1 + comm share when the job spans

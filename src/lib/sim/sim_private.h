@@ -12,6 +12,12 @@
 
 #define NONE UINT32_MAX
 
+/* Allocations are counted exactly in 1/7000 GPU: a whole GPU, a
+ * milli-GPU share (7 each) and a MIG compute slice of 7 (1000 each) are
+ * all integers.
+ */
+#define GP_MICRO 7000
+
 enum sjob_state { S_FUTURE, S_PENDING, S_RUNNING, S_DONE, S_UNFIT };
 
 struct alloc {
@@ -33,7 +39,12 @@ struct sjob {
     double ckpt;           /* checkpoint interval (0 = never) */
     double comm;           /* comm share */
     uint32_t gen;          /* invalidates stale events */
+    int64_t mu;            /* GPUs held by the current/last placement,
+                              in 1/GP_MICRO GPU (JOB_GPUS: in GPUs) */
     int32_t n;             /* GPUs */
+    int32_t sgpu;          /* pool GPU slot of a shared placement */
+    int16_t milli;         /* requested share of one GPU (1..1000) */
+    int16_t su;            /* share units on one shared GPU, 0 = whole */
     int32_t team;
     int32_t prio;
     int32_t pool_req;      /* cluster pool index or -1 */
@@ -44,6 +55,8 @@ struct sjob {
     uint8_t state;
     uint8_t ran;           /* has run before (restart cost applies) */
 };
+
+#define JOB_GPUS(jb) ((double)(jb)->mu / GP_MICRO)
 
 /* Heap entry: two-part key, then job index for a total order. */
 struct hent {
@@ -90,6 +103,14 @@ struct spool {
     int32_t seg_size;
     long long free;        /* free GPUs on up nodes */
     long long total;       /* GPUs of all nodes */
+    /* GPU sharing (cap_u > 0): share units per GPU (1000 milli-GPU, or
+     * GP_MIG_SLICES MIG slices), the size of a unit in 1/GP_MICRO GPU,
+     * units used per GPU slot (gpn slots per node; 0 = not shared:
+     * idle or held whole), and partly used slots in lists by free units.
+     */
+    int32_t cap_u, micro_u;
+    int32_t *gused, *gnext, *gprev;
+    int32_t *ghead;        /* cap_u + 1 heads */
 };
 
 struct steam {
@@ -99,6 +120,10 @@ struct steam {
     int prio;
     double quota, borrow, lend; /* -1 = none / unlimited */
     int cohort;
+    int per_pool;          /* quota given per pool */
+    double *pq, *pborrow, *plend; /* per pool (per_pool), -1 = none */
+    int64_t *pused_u;      /* per pool, 1/GP_MICRO GPU */
+    int64_t used_u;        /* GPUs held now, 1/GP_MICRO GPU */
     double used;           /* GPUs held now */
     double gpu_s;          /* GPU-seconds held */
     double peak;
@@ -125,7 +150,9 @@ struct gp_sim {
     size_t n_pools;
     long long *rack_free;
     size_t n_racks;
-    long long total_gpus, free_gpus, alloc_gpus;
+    long long total_gpus, free_gpus;
+    long long alloc_u;     /* allocated, 1/GP_MICRO GPU */
+    long long n_partial;   /* shared GPUs with free units */
     int max_gpn;
     int32_t *scratch;      /* per node, zero between uses */
 
@@ -140,6 +167,8 @@ struct gp_sim {
     /* teams */
     struct steam *teams;
     size_t n_teams;
+    double *team_pool_d;   /* backing of steam.pq/pborrow/plend */
+    int64_t *team_pool_u;  /* backing of steam.pused_u */
 
     /* accumulators */
     double t_last;
@@ -163,6 +192,12 @@ int gp__cluster_init (struct gp_sim *s, gp_error_t *err);
 void gp__cluster_free (struct gp_sim *s);
 /* Place job 'j' now if possible (commits); returns 1 when placed. */
 int gp__place (struct gp_sim *s, uint32_t j);
+/* The same, in pool 'pool' only. */
+int gp__place_in (struct gp_sim *s, uint32_t j, int32_t pool);
+/* Share units job 'j' takes on one GPU of 'pool'; 0 = whole GPUs. */
+int32_t gp__job_units (const struct gp_sim *s, uint32_t j, int32_t pool);
+/* GPUs job 'j' holds when placed in 'pool' (a fraction when shared). */
+double gp__job_gpus (const struct gp_sim *s, uint32_t j, int32_t pool);
 void gp__release (struct gp_sim *s, uint32_t j);
 /* Largest GPU count job 'j' could ever get (to reject jobs that never fit). */
 long long gp__capacity_for (const struct gp_sim *s, uint32_t j);

@@ -1,5 +1,6 @@
 /* cluster.c - cluster spec loader (pools of accelerator nodes) and totals. */
 #include <jansson.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,13 @@ static const struct gp_field cluster_fields[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 
-#define F(f) offsetof (struct gp_pool, f)
+/* A pool as read: the MIG list is unpacked by hand. */
+struct pool_in {
+    struct gp_pool p;
+    const json_t *mig;
+};
+
+#define F(f) offsetof (struct pool_in, p.f)
 static const struct gp_field pool_fields[] = {
     {"name", GP_F_STRING, F (name), GP_NAME_MAX, GP_F_REQUIRED, 0, NULL, 0, 0},
     {"accelerator", GP_F_STRING, F (accel_id), GP_NAME_MAX, GP_F_REQUIRED, 0,
@@ -42,9 +49,82 @@ static const struct gp_field pool_fields[] = {
      0, 0},
     {"network_per_gpu", GP_F_QUANTITY, F (net_bw_per_gpu), 0, 0,
      GP_Q_BANDWIDTH, NULL, 0, 0},
+    {"gpu_sharing", GP_F_BOOL, F (gpu_sharing), 0, 0, 0, NULL, 0, 0},
+    {"mig", GP_F_NODE, offsetof (struct pool_in, mig), 0, 0, 0, NULL, 0, 0},
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef F
+
+/* Resolve the pool's 'mig:' list against the catalog's MIG profiles of
+ * its accelerator; profiles end up sorted by compute slices.
+ */
+static int unpack_mig (const struct gp_doc *doc, const json_t *mj,
+                       const char *what, struct gp_pool *p,
+                       const struct gp_catalog *cat, gp_error_t *err)
+{
+    if (!json_is_array (mj) || json_array_size (mj) == 0
+        || json_array_size (mj) > GP_MIG_MAX)
+        return gp_doc_errorf (doc, mj, err, GP_EPARSE,
+                              "%s.mig: expected a list of 1 to %d MIG "
+                              "profile names",
+                              what, GP_MIG_MAX);
+    if (p->gpu_sharing)
+        return gp_doc_errorf (doc, mj, err, GP_EPARSE,
+                              "%s.mig: give either gpu_sharing or mig, not "
+                              "both",
+                              what);
+    for (size_t i = 0; i < json_array_size (mj); i++) {
+        const json_t *v = json_array_get (mj, i);
+        const char *name = json_string_value (v);
+        const struct gp_mig_profile *hit = NULL;
+        char known[256] = "";
+        size_t kl = 0;
+        for (size_t k = 0; k < gp_catalog_n_mig (cat); k++) {
+            const struct gp_mig_profile *m = gp_catalog_mig (cat, k);
+            if (strcmp (m->accel_id, p->accel->id) != 0)
+                continue;
+            if (name && strcmp (m->profile, name) == 0)
+                hit = m;
+            if (kl + strlen (m->profile) + 3 < sizeof known)
+                kl += (size_t)snprintf (known + kl, sizeof known - kl,
+                                        "%s%s", kl ? ", " : "", m->profile);
+        }
+        if (!hit)
+            return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                  "%s.mig[%zu]: %s%s%s is not a MIG profile "
+                                  "of %s (%s%s)",
+                                  what, i, name ? "'" : "",
+                                  name ? name : "not a string",
+                                  name ? "'" : "", p->accel->id,
+                                  kl ? "known: " : "no MIG profiles in the "
+                                                   "catalog",
+                                  known);
+        if (strlen (hit->profile) >= sizeof p->mig[0]
+            || hit->compute_slices < 1
+            || hit->compute_slices > GP_MIG_SLICES)
+            return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                  "%s.mig[%zu]: profile '%s' has an unusable "
+                                  "catalog entry",
+                                  what, i, hit->profile);
+        for (int k = 0; k < p->n_mig; k++)
+            if (strcmp (p->mig[k], hit->profile) == 0)
+                return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                                      "%s.mig[%zu]: profile '%s' listed "
+                                      "twice",
+                                      what, i, hit->profile);
+        /* Insert sorted by compute slices (stable). */
+        int at = p->n_mig;
+        while (at > 0 && p->mig_slices[at - 1] > hit->compute_slices) {
+            memcpy (p->mig[at], p->mig[at - 1], sizeof p->mig[0]);
+            p->mig_slices[at] = p->mig_slices[at - 1];
+            at--;
+        }
+        snprintf (p->mig[at], sizeof p->mig[0], "%s", hit->profile);
+        p->mig_slices[at] = hit->compute_slices;
+        p->n_mig++;
+    }
+    return 0;
+}
 
 /* A team as read: quota may be a number (total GPUs) or a mapping of pool
  * name to GPUs, so it is unpacked by hand.
@@ -73,6 +153,77 @@ static const struct gp_field team_fields[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef T
+
+/* Largest-remainder split of 'total' over pools in proportion to 'w'
+ * (by pool size when 'w' sums to 0); ties go to the first pool.
+ */
+static void split (const struct gp_cluster *c, long long total,
+                   const long long *w, long long *out)
+{
+    long long all = 0, given = 0;
+    for (size_t i = 0; i < c->n_pools; i++)
+        all += w[i];
+    int by_size = all <= 0;
+    if (by_size) {
+        all = 0;
+        for (size_t i = 0; i < c->n_pools; i++)
+            all += (long long)c->pools[i].gpus_per_node * c->pools[i].nodes;
+    }
+    for (size_t i = 0; i < c->n_pools; i++) {
+        long long wi = by_size ? (long long)c->pools[i].gpus_per_node
+                                     * c->pools[i].nodes
+                               : w[i];
+        double exact = all > 0 ? (double)total * (double)wi / (double)all : 0;
+        out[i] = (long long)floor (exact);
+        given += out[i];
+    }
+    while (given < total && all > 0) {
+        size_t best = c->n_pools;
+        double br = -1;
+        for (size_t i = 0; i < c->n_pools; i++) {
+            long long wi = by_size ? (long long)c->pools[i].gpus_per_node
+                                         * c->pools[i].nodes
+                                   : w[i];
+            double r = (double)total * (double)wi / (double)all
+                       - (double)out[i];
+            if (r > br + 1e-12 && r > 0) {
+                br = r;
+                best = i;
+            }
+        }
+        if (best == c->n_pools)
+            break;
+        out[best]++;
+        given++;
+    }
+}
+
+int gp_cluster_team_pool_limits (const struct gp_cluster *c, size_t t,
+                                 long long *nominal, long long *borrow,
+                                 long long *lend)
+{
+    if (!c || t >= c->n_teams || !c->teams[t].pool_quota)
+        return 0;
+    const struct gp_team *tm = &c->teams[t];
+    int per_pool = 0;
+    for (size_t i = 0; i < c->n_pools; i++)
+        per_pool |= tm->pool_quota[i] >= 0;
+    if (!per_pool)
+        return 0;
+    for (size_t i = 0; i < c->n_pools; i++)
+        nominal[i] = tm->pool_quota[i] >= 0 ? tm->pool_quota[i] : 0;
+    for (size_t i = 0; i < c->n_pools; i++)
+        borrow[i] = lend[i] = -1;
+    if (tm->borrowing_limit >= 0)
+        split (c, tm->borrowing_limit, nominal, borrow);
+    if (tm->lending_limit >= 0) {
+        split (c, tm->lending_limit, nominal, lend);
+        for (size_t i = 0; i < c->n_pools; i++)
+            if (lend[i] > nominal[i])
+                lend[i] = nominal[i];
+    }
+    return 1;
+}
 
 int gp_cluster_team (const struct gp_cluster *c, const char *name)
 {
@@ -206,8 +357,11 @@ struct gp_cluster *gp_cluster_from_doc (const struct gp_doc *doc,
         struct gp_pool *p = &c->pools[i];
         char what[32];
         snprintf (what, sizeof what, "pools[%zu]", i);
-        if (gp_doc_unpack (doc, pj, what, pool_fields, p, err) != 0)
+        struct pool_in pin;
+        memset (&pin, 0, sizeof pin);
+        if (gp_doc_unpack (doc, pj, what, pool_fields, &pin, err) != 0)
             goto error;
+        *p = pin.p;
         gp_error_t e;
         p->accel = gp_catalog_find_accel (cat, p->accel_id, &e);
         if (!p->accel) {
@@ -223,6 +377,9 @@ struct gp_cluster *gp_cluster_from_doc (const struct gp_doc *doc,
                                what, p->name);
                 goto error;
             }
+        if (pin.mig && !json_is_null (pin.mig)
+            && unpack_mig (doc, pin.mig, what, p, cat, err) != 0)
+            goto error;
         if (p->scale_up_domain == 0) {
             /* Default: the node is the scale-up domain, unless the
              * accelerator's domain is smaller (PCIe cards).
