@@ -181,16 +181,17 @@ static void team_limits (const struct gp_cluster *c, const struct gp_team *t,
                          long long *nominal, long long *borrow,
                          long long *lend)
 {
-    int per_pool = 0;
-    for (size_t i = 0; t->pool_quota && i < c->n_pools; i++)
-        per_pool |= t->pool_quota[i] >= 0;
-    /* Limits follow the team's own quota split across pools (by pool size
-     * when it has no quota).
+    /* A per-pool quota map: the simulator's own view, so that what is
+     * exported is what was simulated.
      */
-    if (per_pool) {
-        for (size_t i = 0; i < c->n_pools; i++)
-            nominal[i] = t->pool_quota[i] >= 0 ? t->pool_quota[i] : 0;
-    } else if (t->quota_gpus >= 0) {
+    if (c->teams && t >= c->teams && t < c->teams + c->n_teams
+        && gp_cluster_team_pool_limits (c, (size_t)(t - c->teams), nominal,
+                                        borrow, lend))
+        return;
+    /* A total (or no) quota: split over the pools by size; limits follow
+     * the team's quota split.
+     */
+    if (t->quota_gpus >= 0) {
         split (c, t->quota_gpus, NULL, nominal);
     } else {
         /* No quota: the team may use the whole pool (gpuplan semantics). */
