@@ -111,8 +111,17 @@ struct gp_serve_cfg {
     const struct gp_accel *accel;
     double slice_mem_bytes;  /* MIG slice memory; 0 = whole device */
     int slice_compute;       /* MIG compute slices of 7; 0 = whole device */
-    int tp, pp, ep;          /* ep 0 = experts sharded like the rest */
+    int tp, pp;
+    int ep;                  /* MoE: expert-parallel ranks, dividing tp
+                              * (each holds E/ep experts, split over tp/ep
+                              * ranks); 0 = tp with attn_dp, else 1
+                              * (experts tensor parallel) */
     int attn_dp;             /* MoE: attention data-parallel over tp ranks */
+    double ep_skew;          /* routing skew of the busiest EP rank beyond
+                              * sampling noise; 0 or 1 = uniform routing */
+    double net_bw;           /* per-GPU scale-out byte/s per direction for
+                              * groups wider than the scale-up domain;
+                              * 0 = 50e9 (one 400 Gb/s NIC per GPU) */
     enum gp_dtype weight_dtype;
     enum gp_dtype kv_dtype;
     struct gp_engine_params eng;
@@ -131,6 +140,7 @@ struct gp_serve_model {
     double attn_flops;            /* dense peak used for attention */
     const char *gemm_precision;   /* "fp8", "bf16", ... */
     double link_bw;               /* per direction, byte/s */
+    double net_bw;                /* scale-out per GPU per direction */
     double weight_bytes;          /* weights resident per GPU */
     double act_bytes;             /* activation workspace per GPU */
     double runtime_bytes;         /* CUDA context, graphs, allocator slack */
@@ -151,6 +161,15 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
                       double max_seq_tokens,
                       struct gp_serve_model *m,
                       gp_error_t *err);
+
+/* Load of the busiest of 'ep' expert-parallel ranks relative to the mean
+ * when 'slots' token-slots (tokens x topk) are routed uniformly over
+ * 'experts' experts with routing skew 'skew' (>= 1): skew +
+ * sqrt(2 ln(ep) (1 - 1/ep) / (slots/ep)), capped at ep*min(topk,
+ * experts/ep)/topk; 1 for ep <= 1 (docs/model/inference.md).
+ */
+double gp_infer_ep_imbalance (double slots, int ep, int topk, int experts,
+                              double skew);
 
 /* The work of one engine iteration. */
 struct gp_iter_load {
@@ -259,7 +278,8 @@ int gp_infer_size (const struct gp_serve_model *m,
 
 /* One serving option for a model on one accelerator (or MIG slice) and
  * precision: the layout chosen among tp in {1,2,4,8} (x pp when a node is
- * not enough) and, for small models, the catalog's MIG profiles.
+ * not enough; MoE models also ep in {1, tp}) and, for small models, the
+ * catalog's MIG profiles.
  */
 struct gp_infer_option {
     const struct gp_accel *accel;
@@ -267,6 +287,7 @@ struct gp_infer_option {
     int slices_per_gpu;          /* MIG instances of that profile per GPU */
     double gpu_share;            /* share of one GPU a slice costs */
     int tp, pp, gpus_per_replica;/* gpus_per_replica 0 for a slice */
+    int ep;                      /* expert-parallel ranks (1 for dense) */
     enum gp_dtype weight_dtype, kv_dtype;
     int feasible;
     char reason[240];            /* why not, or the binding limit */
@@ -292,6 +313,34 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                      double headroom,
                      struct gp_infer_option *best,
                      gp_error_t *err);
+
+/* ========================= fleet over a day ============================= */
+
+/* Time-averaged cost of an autoscaled fleet over one day. */
+struct gp_fleet {
+    size_t n_periods;             /* the day split into equal periods */
+    double hours_per_period;      /* 24 / n_periods */
+    int replicas_min, replicas_max;
+    double replica_hours_per_day;
+    double gpu_hours_per_day;
+    double output_tokens_per_day;
+    double usd_per_day;           /* 0 when usd_per_gpu_hour is 0 */
+    double usd_per_month;         /* usd_per_day * 365 / 12 */
+    double usd_per_1m_output_tokens; /* usd_per_day / tokens per day */
+};
+
+/* The day is 'n' equal periods with mean request rates 'rates' (req/s).
+ * Each period runs max(1, ceil(rate / ((1 - headroom) * rate_per_replica)))
+ * replicas (the sizing's rule at the peak; 'replicas' receives them when
+ * not NULL); a replica costs 'gpus_per_replica' GPUs (a MIG slice: its GPU
+ * share) at 'usd_per_gpu_hour' (0 = unknown: costs stay 0).  Returns 0 or
+ * GP_EINVAL for bad arguments (docs/model/inference.md, "Fleet cost").
+ */
+int gp_infer_fleet (double rate_per_replica, double headroom,
+                    const double *rates, size_t n,
+                    double gpus_per_replica, double usd_per_gpu_hour,
+                    double output_tokens, int *replicas, struct gp_fleet *f,
+                    gp_error_t *err);
 
 /* ============================ validation ================================ */
 

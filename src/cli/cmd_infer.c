@@ -48,8 +48,14 @@ const char cmd_infer_help[] =
     "                        on parts with FP8, else bf16)\n"
     "    --engine E          trtllm, vllm, sglang (default vllm)\n"
     "    --tp N, --pp N      fix the layout (default: choose)\n"
+    "    --ep N              MoE: expert-parallel ranks, dividing tp\n"
+    "                        (default: choose among 1 and tp)\n"
     "    --rps R             peak request rate (requests/s)\n"
     "    --rps-trough R      lowest rate (autoscaling floor; default = peak)\n"
+    "    --profile R,R,...   request rates over one day in equal periods\n"
+    "                        (24 values = hourly); peak/trough default to\n"
+    "                        its max/min; without it the day is 12 h at\n"
+    "                        peak and 12 h at trough (fleet cost)\n"
     "    --prompt N, --output N   mean prompt and output tokens\n"
     "    --prompt-dist D, --output-dist D   fixed, uniform, exponential\n"
     "    --prompt-cv X, --output-cv X       spread of 'uniform' (default 0.3)\n"
@@ -57,7 +63,7 @@ const char cmd_infer_help[] =
     "    --headroom X        spare share of each replica's SLO rate (0.2)\n"
     "    --prefix-hit X      share of prompt tokens served from the cache\n"
     "    --attention-dp      MoE: attention data parallel over the tp ranks,\n"
-    "                        experts spread over all GPUs (expert parallel)\n"
+    "                        dispatch/combine all-to-all to the expert ranks\n"
     "    --no-mig            do not consider MIG slices\n"
     "    --instance ID       price from this catalog instance\n"
     "    --seed N            workload seed (default 1)\n"
@@ -76,6 +82,7 @@ const char cmd_infer_help[] =
     "    gpuplan infer examples/infer-llama70b-chat.yaml --json\n";
 
 #define MAX_LIST 16
+#define MAX_PROFILE 288 /* periods of a day (5-minute resolution) */
 
 struct req {
     char model[64];
@@ -88,8 +95,10 @@ struct req {
     int kv_set;
     enum gp_dtype kv;
     enum gp_engine engine;
-    int tp, pp;
+    int tp, pp, ep;
     double rps, rps_trough, rps_mean;
+    double profile[MAX_PROFILE]; /* request rates over one day */
+    size_t n_profile;
     double prompt, output;
     enum gp_len_dist pdist, odist;
     double pcv, ocv;
@@ -174,7 +183,7 @@ struct spec_top {
 };
 struct spec_serving {
     json_t *precision;
-    char kv_precision[16], engine[32], tp[16], pp[16];
+    char kv_precision[16], engine[32], tp[16], pp[16], ep[16];
     double prefix_hit;
     int attention_dp;
 };
@@ -295,6 +304,26 @@ static int node_list (const struct gp_doc *doc, json_t *n, const char *what,
     return 0;
 }
 
+/* "R,R,..." request rates >= 0, at most MAX_PROFILE. */
+static int parse_profile (struct req *q, const char *s)
+{
+    q->n_profile = 0;
+    while (*s) {
+        char *e;
+        double v = strtod (s, &e);
+        if (e == s || !(v >= 0) || !isfinite (v)
+            || q->n_profile == MAX_PROFILE)
+            return -1;
+        q->profile[q->n_profile++] = v;
+        if (*e == ',')
+            e++;
+        else if (*e)
+            return -1;
+        s = e;
+    }
+    return q->n_profile > 0 ? 0 : -1;
+}
+
 static int layout_int (const char *s, int *out)
 {
     if (!*s || !strcmp (s, "choose")) {
@@ -357,6 +386,7 @@ static int load_spec (const char *path, struct req *q, gp_error_t *err)
             FS ("engine", struct spec_serving, engine),
             FS ("tp", struct spec_serving, tp),
             FS ("pp", struct spec_serving, pp),
+            FS ("ep", struct spec_serving, ep),
             FR ("prefix_hit", struct spec_serving, prefix_hit, 0, 0.99),
             F ("attention_dp", GP_F_BOOL, struct spec_serving, attention_dp,
                0),
@@ -368,7 +398,11 @@ static int load_spec (const char *path, struct req *q, gp_error_t *err)
         /* tp/pp may be written as numbers: accept via node check */
         json_t *tpn = json_object_get (top.serving, "tp");
         json_t *ppn = json_object_get (top.serving, "pp");
-        char tpbuf[16] = "", ppbuf[16] = "";
+        json_t *epn = json_object_get (top.serving, "ep");
+        char tpbuf[16] = "", ppbuf[16] = "", epbuf[16] = "";
+        if (epn && json_is_integer (epn))
+            snprintf (epbuf, sizeof epbuf, "%lld",
+                      (long long)json_integer_value (epn));
         if (tpn && json_is_integer (tpn))
             snprintf (tpbuf, sizeof tpbuf, "%lld",
                       (long long)json_integer_value (tpn));
@@ -380,6 +414,8 @@ static int load_spec (const char *path, struct req *q, gp_error_t *err)
             json_object_set_new (copy, "tp", json_string (tpbuf));
         if (ppbuf[0])
             json_object_set_new (copy, "pp", json_string (ppbuf));
+        if (epbuf[0])
+            json_object_set_new (copy, "ep", json_string (epbuf));
         rc = gp_doc_unpack (doc, copy, "serving", fs, &s, err);
         if (rc) {
             json_decref (copy);
@@ -402,9 +438,10 @@ static int load_spec (const char *path, struct req *q, gp_error_t *err)
         }
         if (s.engine[0] && (rc = gp_engine_parse (s.engine, &q->engine, err)))
             goto out;
-        if (layout_int (s.tp, &q->tp) || layout_int (s.pp, &q->pp)) {
+        if (layout_int (s.tp, &q->tp) || layout_int (s.pp, &q->pp)
+            || layout_int (s.ep, &q->ep)) {
             rc = gp_doc_errorf (doc, top.serving, err, GP_EINVAL,
-                                "serving: tp/pp must be 1-64 or 'choose'");
+                                "serving: tp/pp/ep must be 1-64 or 'choose'");
             goto out;
         }
         q->prefix_hit = s.prefix_hit;
@@ -449,6 +486,13 @@ static int load_spec (const char *path, struct req *q, gp_error_t *err)
             double mx = 0, mn = 1e300, sum = 0;
             size_t i;
             json_t *v;
+            if (json_array_size (t.profile) > MAX_PROFILE) {
+                rc = gp_doc_errorf (doc, t.profile, err, GP_EINVAL,
+                                    "traffic.profile: at most %d periods",
+                                    MAX_PROFILE);
+                goto out;
+            }
+            q->n_profile = 0;
             json_array_foreach (t.profile, i, v) {
                 if (!json_is_number (v) || json_number_value (v) < 0) {
                     rc = gp_doc_errorf (doc, v, err, GP_EINVAL,
@@ -458,6 +502,7 @@ static int load_spec (const char *path, struct req *q, gp_error_t *err)
                     goto out;
                 }
                 double x = json_number_value (v);
+                q->profile[q->n_profile++] = x;
                 mx = fmax (mx, x), mn = fmin (mn, x), sum += x;
             }
             if (q->rps <= 0)
@@ -546,6 +591,8 @@ struct opt_out {
     struct price pr;
     int nodes;
     double usd_hr, usd_per_m, usd_hr_trough;
+    struct gp_fleet fleet;       /* valid when o.feasible */
+    int fleet_reps[MAX_PROFILE];
 };
 
 static int gpus_per_node (const struct opt_out *x)
@@ -554,6 +601,18 @@ static int gpus_per_node (const struct opt_out *x)
         return x->pr.in->n_accels;
     int d = x->o.accel->scale_up_domain;
     return d >= 8 ? 8 : d > 0 ? d : 1;
+}
+
+/* " ep8" for MoE layouts (expert parallel), "" otherwise. */
+static const char *ep_tag (const struct opt_out *x)
+{
+    static char b[4][16];
+    static int i;
+    if (!x->o.model.cfg.arch || x->o.model.cfg.arch->moe_experts <= 0)
+        return "";
+    i = (i + 1) % 4;
+    snprintf (b[i], sizeof b[i], " ep%d", x->o.ep > 0 ? x->o.ep : 1);
+    return b[i];
 }
 
 static json_t *opt_json (const struct opt_out *x, const struct req *q)
@@ -573,6 +632,7 @@ static json_t *opt_json (const struct opt_out *x, const struct req *q)
     json_t *l = json_object ();
     json_object_set_new (l, "tp", json_integer (o->tp));
     json_object_set_new (l, "pp", json_integer (o->pp));
+    json_object_set_new (l, "ep", json_integer (o->ep > 0 ? o->ep : 1));
     json_object_set_new (l, "mig_profile",
                          o->slice[0] ? json_string (o->slice) : json_null ());
     json_object_set_new (l, "gpus_per_replica",
@@ -636,6 +696,35 @@ static json_t *opt_json (const struct opt_out *x, const struct req *q)
         json_decref (c);
         json_object_set_new (j, "cost", json_null ());
     }
+    if (x->o.feasible) {
+        const struct gp_fleet *f = &x->fleet;
+        json_t *fl = json_object (), *reps = json_array ();
+        for (size_t i = 0; i < f->n_periods; i++)
+            json_array_append_new (reps, json_integer (x->fleet_reps[i]));
+        json_object_set_new (fl, "periods", json_integer ((json_int_t)
+                                                          f->n_periods));
+        json_object_set_new (fl, "hours_per_period",
+                             json_real (f->hours_per_period));
+        json_object_set_new (fl, "replicas_per_period", reps);
+        json_object_set_new (fl, "replica_hours_per_day",
+                             json_real (f->replica_hours_per_day));
+        json_object_set_new (fl, "gpu_hours_per_day",
+                             json_real (f->gpu_hours_per_day));
+        json_object_set_new (fl, "output_tokens_per_day",
+                             json_real (f->output_tokens_per_day));
+        json_object_set_new (fl, "usd_per_day",
+                             x->pr.in ? json_real (f->usd_per_day)
+                                      : json_null ());
+        json_object_set_new (fl, "usd_per_month",
+                             x->pr.in ? json_real (f->usd_per_month)
+                                      : json_null ());
+        json_object_set_new (fl, "usd_per_1m_output_tokens",
+                             x->pr.in ? json_real (f->usd_per_1m_output_tokens)
+                                      : json_null ());
+        json_object_set_new (j, "fleet", fl);
+    } else {
+        json_object_set_new (j, "fleet", json_null ());
+    }
     return j;
 }
 
@@ -653,9 +742,9 @@ int cmd_infer (int argc, char **argv)
 {
     enum {
         O_MODEL = 256, O_GPU, O_PREC, O_KV, O_ENGINE, O_TP, O_PP, O_RPS,
-        O_TROUGH, O_PROMPT, O_OUTPUT, O_PDIST, O_ODIST, O_PCV, O_OCV,
+        O_TROUGH, O_PROFILE, O_PROMPT, O_OUTPUT, O_PDIST, O_ODIST, O_PCV, O_OCV,
         O_TTFT95, O_TTFT99, O_TPOT95, O_E2E95, O_HEAD, O_HIT, O_NOMIG,
-        O_INST, O_SEED, O_JSON, O_CAT, O_ADP,
+        O_INST, O_SEED, O_JSON, O_CAT, O_ADP, O_EP,
     };
     static const struct option opts[] = {
         {"model", required_argument, NULL, O_MODEL},
@@ -664,9 +753,11 @@ int cmd_infer (int argc, char **argv)
         {"kv-precision", required_argument, NULL, O_KV},
         {"engine", required_argument, NULL, O_ENGINE},
         {"tp", required_argument, NULL, O_TP},
+        {"ep", required_argument, NULL, O_EP},
         {"pp", required_argument, NULL, O_PP},
         {"rps", required_argument, NULL, O_RPS},
         {"rps-trough", required_argument, NULL, O_TROUGH},
+        {"profile", required_argument, NULL, O_PROFILE},
         {"prompt", required_argument, NULL, O_PROMPT},
         {"output", required_argument, NULL, O_OUTPUT},
         {"prompt-dist", required_argument, NULL, O_PDIST},
@@ -752,15 +843,28 @@ int cmd_infer (int argc, char **argv)
             break;
         case O_TP:
         case O_PP:
-            if (layout_int (optarg, o == O_TP ? &q.tp : &q.pp))
-                return cli_usage_error ("infer: %s must be 1-64 or 'choose'",
-                                        fl);
+        case O_EP:
+            if (layout_int (optarg, o == O_TP   ? &q.tp
+                                    : o == O_PP ? &q.pp
+                                                : &q.ep))
+                return cli_usage_error ("infer: --%s must be 1-64 or "
+                                        "'choose', not '%s'",
+                                        o == O_TP   ? "tp"
+                                        : o == O_PP ? "pp"
+                                                    : "ep",
+                                        optarg);
             break;
         case O_RPS:
             rc = qty ("--rps", optarg, GP_Q_COUNT, &q.rps, &err);
             break;
         case O_TROUGH:
             rc = qty ("--rps-trough", optarg, GP_Q_COUNT, &q.rps_trough, &err);
+            break;
+        case O_PROFILE:
+            if (parse_profile (&q, optarg))
+                return cli_usage_error ("infer: --profile: expected up to %d "
+                                        "comma-separated rates >= 0",
+                                        MAX_PROFILE);
             break;
         case O_PROMPT:
             rc = qty ("--prompt", optarg, GP_Q_COUNT, &q.prompt, &err);
@@ -847,6 +951,17 @@ int cmd_infer (int argc, char **argv)
         return cli_usage_error ("infer: no model (--model ID or a SPEC.yaml)");
     if (q.n_gpus == 0)
         return cli_usage_error ("infer: no accelerator (--gpu ID[,ID...])");
+    if (q.n_profile > 0) {
+        double mx = 0, mn = 1e300, sum = 0;
+        for (size_t i = 0; i < q.n_profile; i++)
+            mx = fmax (mx, q.profile[i]), mn = fmin (mn, q.profile[i]),
+            sum += q.profile[i];
+        if (q.rps <= 0)
+            q.rps = mx;
+        if (q.rps_trough <= 0)
+            q.rps_trough = mn;
+        q.rps_mean = sum / q.n_profile;
+    }
     if (!(q.rps > 0))
         return cli_usage_error ("infer: no request rate (--rps R)");
     if (!(q.prompt >= 1) || !(q.output >= 1))
@@ -898,7 +1013,7 @@ int cmd_infer (int argc, char **argv)
             memset (&c, 0, sizeof c);
             c.arch = arch;
             c.accel = accs[g];
-            c.tp = q.tp, c.pp = q.pp;
+            c.tp = q.tp, c.pp = q.pp, c.ep = q.ep;
             c.weight_dtype = q.prec[p];
             c.kv_dtype = q.kv_set ? q.kv
                          : ((q.prec[p] == GP_DT_FP8 || q.prec[p] == GP_DT_FP4)
@@ -930,6 +1045,22 @@ int cmd_infer (int argc, char **argv)
                 x->usd_hr_trough = x->o.size.replicas_min * unit
                                    * x->pr.usd_per_gpu_hr;
                 x->usd_per_m = x->usd_hr / (q.rps * q.output * 3600.0) * 1e6;
+            }
+            {
+                /* the day: the profile, else 12 h at peak, 12 h at trough */
+                double two[2] = {q.rps, q.rps_trough};
+                const double *rates = q.n_profile ? q.profile : two;
+                size_t nr = q.n_profile ? q.n_profile : 2;
+                double unit = x->o.slice[0] ? x->o.gpu_share
+                                            : (double)x->o.gpus_per_replica;
+                if (gp_infer_fleet (x->o.size.rate_per_replica, q.headroom,
+                                    rates, nr, unit,
+                                    x->pr.in ? x->pr.usd_per_gpu_hr : 0.0,
+                                    q.output, x->fleet_reps, &x->fleet,
+                                    &err)) {
+                    rc = cli_fail (&err);
+                    goto done;
+                }
             }
             int k = g * q.n_prec + p;
             if (best < 0) {
@@ -1010,7 +1141,8 @@ int cmd_infer (int argc, char **argv)
         if (x->o.slice[0])
             snprintf (b[1], 48, "MIG %s", x->o.slice);
         else
-            snprintf (b[1], 48, "tp%d pp%d", x->o.tp, x->o.pp);
+            snprintf (b[1], 48, "tp%d pp%d%s", x->o.tp, x->o.pp,
+                      ep_tag (x));
         if (x->o.size.replicas_min != x->o.size.replicas)
             snprintf (b[2], 48, "%d-%d", x->o.size.replicas_min,
                       x->o.size.replicas);
@@ -1057,6 +1189,23 @@ int cmd_infer (int argc, char **argv)
         else
             printf ("; cost unknown (no priced catalog instance with %s)\n",
                     x->o.accel->id);
+        const struct gp_fleet *f = &x->fleet;
+        char rr[32];
+        if (f->replicas_min != f->replicas_max)
+            snprintf (rr, sizeof rr, "%d-%d", f->replicas_min,
+                      f->replicas_max);
+        else
+            snprintf (rr, sizeof rr, "%d", f->replicas_max);
+        printf ("    over the day (%s): %s replicas, %.1f GPU-h/day",
+                q.n_profile ? "traffic profile" : "12 h peak, 12 h trough",
+                rr, f->gpu_hours_per_day);
+        if (x->pr.in)
+            printf (", $%.2f/day, $%.0f/month, $%.3f per 1M output tokens "
+                    "(day average)\n",
+                    f->usd_per_day, f->usd_per_month,
+                    f->usd_per_1m_output_tokens);
+        else
+            printf (", cost unknown\n");
     }
     if (best >= 0) {
         const struct opt_out *x = &opts_out[best];
@@ -1064,7 +1213,8 @@ int cmd_infer (int argc, char **argv)
         if (x->o.slice[0])
             snprintf (lay, sizeof lay, "MIG %s", x->o.slice);
         else
-            snprintf (lay, sizeof lay, "tp%d pp%d", x->o.tp, x->o.pp);
+            snprintf (lay, sizeof lay, "tp%d pp%d%s", x->o.tp, x->o.pp,
+                      ep_tag (x));
         printf ("\nRecommended: %s %s/%s, %s, %d replicas at peak (%d at "
                 "trough), %d GPUs on %d nodes (%s)\n",
                 x->o.accel->id, gp_dtype_str (x->o.weight_dtype),

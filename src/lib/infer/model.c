@@ -249,6 +249,35 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
     M.cfg.pp = pp;
     if (a->moe_experts <= 0)
         M.cfg.attn_dp = 0;
+    /* Expert parallelism: routed experts sharded over 'ep' of the tp
+     * ranks of a stage, each expert split over tp/ep ranks.  Default: the
+     * EP group of attention data parallelism is the whole tp group; with
+     * tensor-parallel attention the experts are tensor parallel (ep 1).
+     */
+    int ep = cfg->ep;
+    if (a->moe_experts <= 0) {
+        if (ep > 1)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "ep %d: %s has no routed experts", ep,
+                                 a->id);
+        ep = 1;
+    } else {
+        if (ep <= 0)
+            ep = M.cfg.attn_dp ? tp : 1;
+        if (ep > tp || tp % ep)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "ep %d must divide tp %d (experts are "
+                                 "sharded over the tensor-parallel ranks of "
+                                 "a pipeline stage)",
+                                 ep, tp);
+        if (a->moe_experts % ep)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "ep %d does not divide %d routed experts",
+                                 ep, a->moe_experts);
+    }
+    M.cfg.ep = ep;
+    if (!(M.cfg.ep_skew >= 1.0))
+        M.cfg.ep_skew = 1.0;
     gp_arch_params (a, &M.pc);
     gp_hw_eff_for (acc, &M.eff);
     int n = tp * pp;
@@ -274,6 +303,7 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
                              "%s: the catalog lacks dense tensor FLOP/s",
                              acc->id);
     M.link_bw = acc->scale_up_bw > 0 ? acc->scale_up_bw / 2.0 : 32e9;
+    M.net_bw = cfg->net_bw > 0 ? cfg->net_bw : 50e9; /* 400 Gb/s per GPU */
 
     /* Weights.  Non-expert weights are sharded over tp*pp, or replicated
      * over the tp ranks with attention data parallelism (vocabulary still
@@ -381,12 +411,21 @@ static double stage_time (const struct gp_serve_model *m,
     double emb_flops = 2.0 * (double)a->vocab * a->hidden;
     double body = 2.0 * (m->pc.active - m->pc.embedding);
     double eflops = 0;
+    double imb = 1.0;
+    int ep = m->cfg.ep > 0 ? m->cfg.ep : 1;
     if (a->moe_experts > 0 && tok > 0) {
         double E = a->moe_experts, k = a->moe_topk;
         double touched = E * (1.0 - pow (1.0 - k / E, tok * pp));
         double mats = a->mlp == GP_MLP_SWIGLU ? 3.0 : 2.0;
-        ebytes = touched * m->expert_bytes_layer * m->pc.moe_layers / n;
-        eflops = 2.0 * k * mats * a->hidden * a->moe_ffn_hidden
+        /* the busiest EP rank sets the time: imb x the mean token-slots,
+         * and as many of its E/ep experts as that many slots touch */
+        imb = gp_infer_ep_imbalance (tok * k, ep, a->moe_topk,
+                                     a->moe_experts, m->cfg.ep_skew);
+        double t_rank = touched / ep * imb;
+        if (t_rank > E / ep)
+            t_rank = E / ep;
+        ebytes = t_rank * ep * m->expert_bytes_layer * m->pc.moe_layers / n;
+        eflops = imb * 2.0 * k * mats * a->hidden * a->moe_ffn_hidden
                  * m->pc.moe_layers * tok / n;
         body -= 2.0 * k * mats * a->hidden * a->moe_ffn_hidden
                 * m->pc.moe_layers;
@@ -422,15 +461,33 @@ static double stage_time (const struct gp_serve_model *m,
     double comm = 0, lb = m->link_bw * m->eff.link_eff;
     double act = tok * a->hidden * 2.0; /* bf16 activations */
     double lay = (double)a->layers / pp;
+    /* Groups larger than the scale-up domain cross the network: an
+     * all-to-all sends the off-domain share of its bytes at the per-GPU
+     * network bandwidth; a ring all-reduce runs at its slowest link.
+     */
+    int dom = m->cfg.accel->scale_up_domain > 0
+                  ? m->cfg.accel->scale_up_domain
+                  : 8;
+    double nb = m->net_bw * m->eff.link_eff;
+    double off = tp > dom ? (double)(tp - dom) / (tp - 1.0) : 0.0;
     if (m->cfg.attn_dp && a->moe_experts > 0) {
+        /* dispatch and combine: each rank's tokens go to topk experts,
+         * each held by tp/ep ranks (one copy per expert slice, at most
+         * one per rank: expert TP is an all-gather), (tp-1)/tp of them
+         * elsewhere; the busiest rank receives imb x the mean */
         double moe_l = (double)m->pc.moe_layers / pp;
-        double bytes = act / tp * a->moe_topk * (tp - 1.0) / tp;
+        double copies = (double)a->moe_topk * tp / ep;
+        if (copies > tp)
+            copies = tp;
+        double bytes = act / tp * copies * (tp - 1.0) / tp * imb;
         if (tp > 1)
-            comm += 2.0 * moe_l * (2.0 * m->eff.allreduce_lat_s + bytes / lb);
+            comm += 2.0 * moe_l
+                    * (2.0 * m->eff.allreduce_lat_s
+                       + bytes * (1.0 - off) / lb + bytes * off / nb);
     } else if (tp > 1) {
         comm += 2.0 * lay
                 * (m->eff.allreduce_lat_s
-                   + 2.0 * (tp - 1.0) / tp * act / lb);
+                   + 2.0 * (tp - 1.0) / tp * act / (off > 0 ? nb : lb));
     }
     if (pp > 1)
         comm += m->eff.allreduce_lat_s + act / lb;
@@ -447,6 +504,31 @@ static double stage_time (const struct gp_serve_model *m,
         o->overhead_s = fixed;
     }
     return gemm + attn + comm + fixed;
+}
+
+/* Expert-parallel load imbalance: the busiest of 'ep' ranks receives
+ * 'imb' times the mean of 'slots' routed token-slots (docs/model/
+ * inference.md, "Expert parallelism").  Finite-sample term: the maximum of
+ * ep near-binomial counts with mean mu exceeds mu by about
+ * sqrt(2 ln ep) standard deviations; 'skew' is the routing skew of the
+ * trained router (1 = uniform).  Capped at the most one rank can take:
+ * min(topk, experts/ep) slots of every token.
+ */
+double gp_infer_ep_imbalance (double slots, int ep, int topk, int experts,
+                              double skew)
+{
+    if (ep <= 1 || !(slots > 0) || topk <= 0 || experts <= 0)
+        return 1.0;
+    if (!(skew >= 1.0))
+        skew = 1.0;
+    double mu = slots / ep;
+    double imb = skew
+                 + sqrt (2.0 * log ((double)ep) * (1.0 - 1.0 / ep) / mu);
+    /* one token reaches at most min(k, E/ep) experts on one rank */
+    double per_rank = (double)experts / ep;
+    double kk = topk < per_rank ? topk : per_rank;
+    double cap = ep * kk / topk;
+    return imb < cap ? imb : cap;
 }
 
 double gp_infer_iter_time (const struct gp_serve_model *m,

@@ -155,6 +155,7 @@ static void eval (const struct gp_serve_cfg *cfg, const char *slice,
     o->gpu_share = share;
     o->tp = cfg->tp;
     o->pp = cfg->pp;
+    o->ep = cfg->ep;
     o->gpus_per_replica = slice && *slice ? 0 : cfg->tp * cfg->pp;
     o->weight_dtype = cfg->weight_dtype;
     o->kv_dtype = cfg->kv_dtype;
@@ -162,6 +163,7 @@ static void eval (const struct gp_serve_cfg *cfg, const char *slice,
         snprintf (o->reason, sizeof o->reason, "%s", e.text);
         return;
     }
+    o->ep = o->model.cfg.ep;
     if (gp_infer_size (&o->model, w, slo, peak, trough, headroom, &o->size,
                        &e)) {
         snprintf (o->reason, sizeof o->reason, "%s", e.text);
@@ -208,7 +210,7 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
         dom = 8; /* one 8-GPU node / tray group per replica */
 
     /* MIG slices first: cheapest when the model fits. */
-    if (allow_mig && cat && base->tp <= 1 && base->pp <= 1) {
+    if (allow_mig && cat && base->tp <= 1 && base->pp <= 1 && base->ep <= 1) {
         for (size_t i = 0; i < gp_catalog_n_mig (cat); i++) {
             const struct gp_mig_profile *p = gp_catalog_mig (cat, i);
             if (strcasecmp (p->accel_id, acc->id) || strstr (p->profile, "+")
@@ -239,7 +241,8 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
         for (int pp = 1; pp <= 8; pp *= 2) {
             if (base->pp > 0 && pp != base->pp)
                 continue;
-            for (int tp = 1; tp <= dom; tp *= 2) {
+            int tp_max = base->tp > dom ? base->tp : dom;
+            for (int tp = 1; tp <= tp_max; tp *= 2) {
                 if (base->tp > 0 && tp != base->tp)
                     continue;
                 if (base->arch->heads % tp)
@@ -258,19 +261,32 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                     continue;
                 if (pass == 1 && base->tp > 0 && base->pp > 0)
                     continue; /* a fixed layout was tried in pass 0 */
-                struct gp_serve_cfg c = *base;
-                c.tp = tp;
-                c.pp = pp;
-                c.slice_mem_bytes = 0;
-                c.slice_compute = 0;
-                eval (&c, NULL, 0, 1.0, w, slo, peak_rate, trough_rate,
-                      headroom, &cur);
-                tried++;
-                if (!cur.feasible)
-                    snprintf (first_reason, sizeof first_reason,
-                              "tp%d pp%d: %s", tp, pp, cur.reason);
-                if (better (&cur, best))
-                    *best = cur;
+                /* MoE: expert parallel over the whole tp group or expert
+                 * tensor parallel (ep 1), unless 'base' fixes ep */
+                int eps[2] = {1, tp}, n_ep = 1;
+                if (base->arch->moe_experts <= 0)
+                    eps[0] = base->ep > 1 ? base->ep : 0; /* error */
+                else if (base->ep > 0)
+                    eps[0] = base->ep;
+                else if (tp > 1 && base->arch->moe_experts % tp == 0)
+                    n_ep = 2;
+                for (int j = 0; j < n_ep; j++) {
+                    struct gp_serve_cfg c = *base;
+                    c.tp = tp;
+                    c.pp = pp;
+                    c.ep = eps[j];
+                    c.slice_mem_bytes = 0;
+                    c.slice_compute = 0;
+                    eval (&c, NULL, 0, 1.0, w, slo, peak_rate, trough_rate,
+                          headroom, &cur);
+                    tried++;
+                    if (!cur.feasible)
+                        snprintf (first_reason, sizeof first_reason,
+                                  "tp%d pp%d ep%d: %s", tp, pp,
+                                  eps[j] > 0 ? eps[j] : 1, cur.reason);
+                    if (better (&cur, best))
+                        *best = cur;
+                }
             }
         }
     }
@@ -282,5 +298,51 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                   tried ? first_reason : "no layout to try (tp must divide "
                                          "the attention heads)");
     }
+    return 0;
+}
+
+/* ============================= fleet cost ============================== */
+
+int gp_infer_fleet (double rate_per_replica, double headroom,
+                    const double *rates, size_t n,
+                    double gpus_per_replica, double usd_per_gpu_hour,
+                    double output_tokens, int *replicas, struct gp_fleet *f,
+                    gp_error_t *err)
+{
+    if (!rates || !n || !f || !(rate_per_replica > 0) || headroom < 0
+        || headroom >= 1 || !(gpus_per_replica > 0) || usd_per_gpu_hour < 0
+        || !(output_tokens > 0))
+        return gp_errprintf (err, GP_EINVAL,
+                             "fleet: need rates, a rate per replica > 0, "
+                             "headroom in [0, 1), GPUs per replica > 0 and "
+                             "output tokens > 0");
+    memset (f, 0, sizeof *f);
+    f->n_periods = n;
+    f->hours_per_period = 24.0 / (double)n;
+    double usable = rate_per_replica * (1.0 - headroom);
+    for (size_t i = 0; i < n; i++) {
+        if (!(rates[i] >= 0))
+            return gp_errprintf (err, GP_EINVAL,
+                                 "fleet: rate %zu is not >= 0", i);
+        int r = (int)ceil (rates[i] / usable - 1e-9);
+        if (r < 1)
+            r = 1; /* one warm replica; no scale to zero */
+        if (replicas)
+            replicas[i] = r;
+        if (i == 0 || r < f->replicas_min)
+            f->replicas_min = r;
+        if (r > f->replicas_max)
+            f->replicas_max = r;
+        f->replica_hours_per_day += r * f->hours_per_period;
+        f->output_tokens_per_day += rates[i] * output_tokens * 3600.0
+                                    * f->hours_per_period;
+    }
+    f->gpu_hours_per_day = f->replica_hours_per_day * gpus_per_replica;
+    f->usd_per_day = f->gpu_hours_per_day * usd_per_gpu_hour;
+    f->usd_per_month = f->usd_per_day * 365.0 / 12.0;
+    f->usd_per_1m_output_tokens = f->output_tokens_per_day > 0
+                                      ? f->usd_per_day
+                                            / f->output_tokens_per_day * 1e6
+                                      : 0.0;
     return 0;
 }

@@ -199,6 +199,11 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
         unsupported (o, e.text);
         return;
     }
+    if (a.moe_experts > 0)
+        snprintf (o->layout, sizeof o->layout,
+                  "tp%d pp%d ep%d%s x%d %s/%s kv %s", c.tp, c.pp, m.cfg.ep,
+                  c.attn_dp ? " attn-dp" : "", replicas, gp_engine_str (eng),
+                  gp_dtype_str (c.weight_dtype), gp_dtype_str (c.kv_dtype));
     struct gp_workload w;
     memset (&w, 0, sizeof w);
     w.in_len = d[C_IN];
