@@ -603,6 +603,19 @@ static int gpus_per_node (const struct opt_out *x)
     return d >= 8 ? 8 : d > 0 ? d : 1;
 }
 
+/* Nodes that 'reps' replicas of 'unit' GPUs occupy: whole nodes per replica
+ * when a replica spans nodes, else replicas packed onto shared nodes.  Cloud
+ * capacity is rented by the node, so costs are charged per node.
+ */
+static int nodes_for (const struct opt_out *x, int reps, double unit)
+{
+    int per_node = gpus_per_node (x);
+    int gpr = x->o.gpus_per_replica;
+    if (gpr > per_node)
+        return reps * ((gpr + per_node - 1) / per_node);
+    return (int)ceil ((double)reps * unit / per_node - 1e-9);
+}
+
 /* " ep8" for MoE layouts (expert parallel), "" otherwise. */
 static const char *ep_tag (const struct opt_out *x)
 {
@@ -1033,17 +1046,18 @@ int cmd_infer (int argc, char **argv)
                 continue;
             int per_node = gpus_per_node (x);
             int gpr = x->o.gpus_per_replica;
+            double unit = x->o.slice[0] ? x->o.gpu_share
+                                        : (double)x->o.gpus_per_replica;
             if (gpr > per_node)
                 x->nodes = x->o.size.replicas * ((gpr + per_node - 1)
                                                  / per_node);
             else
                 x->nodes = (x->o.gpus_whole + per_node - 1) / per_node;
+            double node_usd = x->pr.in ? x->pr.in->on_demand_usd_hr : 0.0;
             if (x->pr.in) {
-                x->usd_hr = x->o.gpus * x->pr.usd_per_gpu_hr;
-                double unit = x->o.slice[0] ? x->o.gpu_share
-                                            : (double)x->o.gpus_per_replica;
-                x->usd_hr_trough = x->o.size.replicas_min * unit
-                                   * x->pr.usd_per_gpu_hr;
+                x->usd_hr = x->nodes * node_usd;
+                x->usd_hr_trough =
+                    nodes_for (x, x->o.size.replicas_min, unit) * node_usd;
                 x->usd_per_m = x->usd_hr / (q.rps * q.output * 3600.0) * 1e6;
             }
             {
@@ -1051,8 +1065,6 @@ int cmd_infer (int argc, char **argv)
                 double two[2] = {q.rps, q.rps_trough};
                 const double *rates = q.n_profile ? q.profile : two;
                 size_t nr = q.n_profile ? q.n_profile : 2;
-                double unit = x->o.slice[0] ? x->o.gpu_share
-                                            : (double)x->o.gpus_per_replica;
                 if (gp_infer_fleet (x->o.size.rate_per_replica, q.headroom,
                                     rates, nr, unit,
                                     x->pr.in ? x->pr.usd_per_gpu_hr : 0.0,
@@ -1060,6 +1072,20 @@ int cmd_infer (int argc, char **argv)
                                     &err)) {
                     rc = cli_fail (&err);
                     goto done;
+                }
+                if (x->pr.in) {
+                    /* Rented by the node: charge whole nodes per period. */
+                    struct gp_fleet *f = &x->fleet;
+                    double day = 0.0;
+                    for (size_t i = 0; i < f->n_periods; i++)
+                        day += nodes_for (x, x->fleet_reps[i], unit)
+                               * node_usd * f->hours_per_period;
+                    f->usd_per_day = day;
+                    f->usd_per_month = day * 365.0 / 12.0;
+                    f->usd_per_1m_output_tokens =
+                        f->output_tokens_per_day > 0
+                            ? day / f->output_tokens_per_day * 1e6
+                            : 0.0;
                 }
             }
             int k = g * q.n_prec + p;
