@@ -272,6 +272,13 @@ double gp_breakeven_util (double cost_year,
                           long long n_gpus,
                           double cloud_usd_gpu_hour);
 
+/* The one money format of every plan figure (report tables, the
+ * recommendation, the decision log): "$1.23B", "$4.41M", "$915k",
+ * "$59.4k", "$3.69k", "$812"; "-" when not finite.  Writes at most n bytes
+ * of 'buf' and returns it.
+ */
+const char *gp_fmt_usd (double v, char *buf, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -195,8 +195,10 @@ struct gp_part_status {
 
 struct gp_plan_quota {
     char team[GP_PLAN_NAME];
-    long long gpus;             /* nominal quota */
-    double share;
+    long long gpus;             /* nominal quota; the quotas of one option
+                                 * add up to at most its GPUs */
+    double share;               /* gpus / the option's GPUs */
+    double wished_share;        /* quota_share (or weight) normalised */
     /* simulated (when o->sim.code == 0) */
     size_t jobs;
     double wait_mean_s, wait_p95_s, wait_max_s;
@@ -212,6 +214,7 @@ struct gp_plan_option {
     char instance[GP_PLAN_NAME];
     char region[GP_PLAN_NAME];
     char cloud[16];
+    char price_date[96];        /* cloud: the instance row's price_date */
 
     /* compute */
     struct gp_part_status compute;
@@ -299,6 +302,17 @@ struct gp_plan_option {
     double jain_index;          /* fairness over teams */
     size_t sim_jobs;
     size_t sim_unfinished;      /* jobs that never ran or never fit */
+    /* Set when the teams' largest jobs together need more GPUs than the
+     * option has, so a quota was cut below its team's largest job.
+     */
+    char quota_note[GP_PLAN_TEXT];
+    /* Queueing check (docs/model/infrastructure.md, Multi-tenancy): set
+     * when a team's simulated p95 wait or longest wait exceeds the
+     * queue_p95_wait_limit_h / queue_max_wait_limit_h assumptions.  The
+     * option stays feasible but is ranked after every unflagged one, and
+     * the decision log says why.
+     */
+    char queue_flag[GP_PLAN_TEXT];
 
     /* constraints.min_availability (on-prem, docs/model/
      * infrastructure.md): spare nodes for N + k */

@@ -368,6 +368,23 @@ static void test_mix_bad (void **state)
     gp_mix_free (NULL);
 }
 
+/* The one money format (cost.h): thresholds by hand. */
+static void test_fmt_usd (void **state)
+{
+    (void)state;
+    char b[32];
+    assert_string_equal (gp_fmt_usd (915000, b, sizeof b), "$915k");
+    assert_string_equal (gp_fmt_usd (4.407e6, b, sizeof b), "$4.41M");
+    assert_string_equal (gp_fmt_usd (59400, b, sizeof b), "$59.4k");
+    assert_string_equal (gp_fmt_usd (3690, b, sizeof b), "$3.69k");
+    assert_string_equal (gp_fmt_usd (812, b, sizeof b), "$812");
+    assert_string_equal (gp_fmt_usd (1.5e9, b, sizeof b), "$1.50B");
+    assert_string_equal (gp_fmt_usd (-2.5e6, b, sizeof b), "$-2.50M");
+    assert_string_equal (gp_fmt_usd (NAN, b, sizeof b), "-");
+    char tiny[4];
+    assert_string_equal (gp_fmt_usd (915000, tiny, sizeof tiny), "$91");
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +402,7 @@ int main (void)
         cmocka_unit_test (test_mix_spot),
         cmocka_unit_test (test_mix_term_past_horizon),
         cmocka_unit_test (test_mix_bad),
+        cmocka_unit_test (test_fmt_usd),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

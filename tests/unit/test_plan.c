@@ -13,6 +13,7 @@
 
 #include "gpuplan/arch.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/report.h"
 
 static int near (double a, double b)
 {
@@ -119,10 +120,23 @@ static void test_onprem_by_hand (void **state)
     NEAR (o->onprem.opex_year, 61700 + 30850 + 40392 + energy);
     NEAR (o->tco_usd, 154250 + 61700 + 30850 + 40392 + energy);
     NEAR (o->usd_per_gpu_hour, o->tco_usd / (16 * 8760.0));
-    /* quotas 75 / 25 % of 16 */
+    /* quotas 75 / 25 % of 16: 12 + 4 = 16, each team's largest job (8)
+     * within its quota, so no note.  Team a's two 8-GPU jobs need 16 GPUs
+     * at once, 4 over its quota: the second runs only on borrowed quota.
+     * The queueing flag is set exactly when a team's simulated p95 wait
+     * is over 24 h or its longest over 168 h; the option stays feasible.
+     */
     assert_int_equal (o->n_quotas, 2);
     assert_int_equal (o->quotas[0].gpus, 12);
     assert_int_equal (o->quotas[1].gpus, 4);
+    NEAR (o->quotas[0].share, 12.0 / 16);
+    NEAR (o->quotas[1].wished_share, 0.25);
+    assert_string_equal (o->quota_note, "");
+    int over = 0;
+    for (size_t q = 0; q < o->n_quotas; q++)
+        over |= o->quotas[q].wait_p95_s > 24 * 3600.0
+                || o->quotas[q].wait_max_s > 168 * 3600.0;
+    assert_int_equal (over, o->queue_flag[0] != 0);
     /* the trace's two 8-GPU jobs run all year on the 16 GPUs */
     assert_int_equal (o->sim.code, 0);
     assert_int_equal (o->sim_jobs, 2);
@@ -336,6 +350,122 @@ static void test_sized_by_planners (void **state)
     unload (&f);
 }
 
+/* The startup example (examples/startup-plan.yaml): the planners give
+ * research one 64-GPU training run and product a 9-GPU need (fine-tune
+ * plus the chat service) on a 72-GPU fleet: 73 > 72, so product (priority
+ * 5 < 10) gives up 1: quotas 64 + 8 = 72, shares 64/72 = 0.889 and
+ * 8/72 = 0.111 (not the asked 60 / 40 %).  Its fine-tunes then queue far
+ * beyond the 24 h p95 limit, so every option is flagged and the
+ * recommendation must not claim to meet every constraint.
+ */
+static void test_queueing_flag (void **state)
+{
+    (void)state;
+    struct fx f;
+    memset (&f, 0, sizeof f);
+    gp_error_t err = {0};
+    f.cat = gp_catalog_load (NULL, &err);
+    assert_non_null (f.cat);
+    f.doc = gp_doc_load ("../examples/startup-plan.yaml", &err);
+    if (!f.doc)
+        fail_msg ("%s", err.text);
+    f.spec = gp_plan_spec_from_doc (f.doc, f.cat, &err);
+    if (!f.spec)
+        fail_msg ("%s", err.text);
+    f.res = gp_plan_run (f.spec, f.cat, &err);
+    if (!f.res)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100-onprem");
+    assert_int_equal (o->gpus, 72);
+    assert_int_equal (o->quotas[0].gpus + o->quotas[1].gpus, 72);
+    assert_int_equal (o->quotas[0].gpus, 64);
+    assert_int_equal (o->quotas[1].gpus, 8);
+    NEAR (o->quotas[0].share, 64.0 / 72);
+    NEAR (o->quotas[1].share, 8.0 / 72);
+    assert_int_equal (o->sim.code, 0);
+    /* product's fine-tunes wait out the 30-day training run on 8 GPUs */
+    assert_true (o->quotas[1].wait_p95_s > 24 * 3600.0
+                 || o->quotas[1].wait_max_s > 168 * 3600.0);
+    assert_non_null (strstr (o->quota_note, "need 73 GPUs together"));
+    assert_non_null (strstr (o->quota_note, "product's quota is 8 GPUs"));
+    NEAR (o->quotas[1].wished_share, 0.4);
+    char *txt = gp_report_render (f.res, GP_REPORT_TEXT, &err);
+    assert_non_null (txt);
+    assert_non_null (strstr (txt, "research 64 GPUs (89% of 72; asked 60%), "
+                                  "product 8 GPUs (11% of 72; asked 40%)"));
+    free (txt);
+    assert_non_null (strstr (o->queue_flag, "team product"));
+    assert_true (f.res->recommended >= 0);
+    assert_non_null (strstr (f.res->reason, "FAILS the queueing check"));
+    assert_null (strstr (f.res->reason, "meets every checked constraint;"));
+    int flagged = 0;
+    for (size_t i = 0; i < f.res->n_log; i++)
+        flagged += !strncmp (f.res->log[i], "flagged: h100-onprem", 20);
+    assert_int_equal (flagged, 1);
+    /* Price dates: Azure's "~2023-2024" list is ~2024.0, AWS's
+     * ">=2025-H2 ... post-June-2025" (2025.75 + 2025.5) / 2 = 2025.625:
+     * 19.5 months apart, over 6: the three Azure options are logged.
+     */
+    int dated = 0;
+    for (size_t i = 0; i < f.res->n_log; i++)
+        if (!strncmp (f.res->log[i], "price dates: azure-nd-h100/", 27)) {
+            dated++;
+            assert_non_null (strstr (f.res->log[i], "(dated ~2024.0) are "
+                                                    "~20 months older"));
+            assert_non_null (strstr (f.res->log[i], "(~2025.6)"));
+        }
+    assert_int_equal (dated, 3);
+    /* one money format: the reason says $915k like the table, not $0.91M */
+    assert_null (strstr (f.res->reason, "$0."));
+    unload (&f);
+}
+
+/* The on-prem cost row adds up (base_spec by hand): CAPEX $617,000,
+ * charged 617,000 x 1 / 4 = $154,250 -> "$154k"; OPEX/YEAR 61,700 +
+ * 30,850 + 40,392 + 22.44 x 0.83 x 1.2 x 8760 x 0.08 (15,663.05) =
+ * 148,605 -> "$149k"; TCO 154,250 + 148,605 = 302,855 -> "$303k";
+ * storage is in CAPEX and not shown again.
+ */
+static void test_cost_row_adds_up (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, base_spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    NEAR (o->onprem.capex_charged, 154250);
+    assert_true (fabs (o->tco_usd - 302855.05) < 1);
+    char *txt = gp_report_render (f.res, GP_REPORT_TEXT, &err);
+    assert_non_null (txt);
+    const char *row = strstr (txt, "\nh100  ");
+    const char *cost = strstr (txt, "CAPEX CHARGED");
+    assert_non_null (cost);
+    row = strstr (cost, "\nh100 ");
+    assert_non_null (row);
+    const char *end = strchr (row + 1, '\n');
+    char line[256];
+    snprintf (line, sizeof line, "%.*s", (int)(end - row - 1), row + 1);
+    const char *want[] = {"$617k", "$154k", "$149k", "in capex", "$303k"};
+    const char *p = line;
+    for (size_t i = 0; i < 5; i++) {
+        const char *q = strstr (p, want[i]);
+        if (!q)
+            fail_msg ("'%s' not in order in '%s'", want[i], line);
+        p = q + strlen (want[i]);
+    }
+    assert_non_null (strstr (txt, "TCO = CAPEX CHARGED + OPEX/YEAR x 1"));
+    assert_non_null (strstr (txt, "not costed"));
+    assert_non_null (strstr (txt, "node grid"));
+    free (txt);
+    char *h = gp_report_render (f.res, GP_REPORT_HTML, &err);
+    assert_non_null (h);
+    assert_non_null (strstr (h, "CAPEX CHARGED"));
+    assert_non_null (strstr (h, "node grid"));
+    free (h);
+    unload (&f);
+}
+
 static void expect_error (const char *spec, int code, const char *const *want)
 {
     struct fx f;
@@ -460,6 +590,8 @@ int main (void)
         cmocka_unit_test (test_sized_by_planners),
         cmocka_unit_test (test_errors),
         cmocka_unit_test (test_constraints),
+        cmocka_unit_test (test_queueing_flag),
+        cmocka_unit_test (test_cost_row_adds_up),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
  * Formulas and sources: docs/model/cost.md.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -108,4 +109,25 @@ double gp_breakeven_util (double cost_year,
         return 0;
     return cost_year / ((double)n_gpus * GP_HOURS_PER_YEAR
                         * cloud_usd_gpu_hour);
+}
+
+const char *gp_fmt_usd (double v, char *buf, size_t n)
+{
+    if (!buf || n == 0)
+        return buf;
+    if (!isfinite (v))
+        snprintf (buf, n, "-");
+    else if (fabs (v) >= 1e9)
+        snprintf (buf, n, "$%.2fB", v / 1e9);
+    else if (fabs (v) >= 1e6)
+        snprintf (buf, n, "$%.2fM", v / 1e6);
+    else if (fabs (v) >= 1e5)
+        snprintf (buf, n, "$%.0fk", v / 1e3);
+    else if (fabs (v) >= 1e4)
+        snprintf (buf, n, "$%.1fk", v / 1e3);
+    else if (fabs (v) >= 1e3)
+        snprintf (buf, n, "$%.2fk", v / 1e3);
+    else
+        snprintf (buf, n, "$%.0f", v);
+    return buf;
 }

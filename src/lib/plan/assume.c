@@ -85,6 +85,14 @@ static const struct gp_assumption defaults[] = {
      "for failover", 0, 0},
     {"mgmt_nodes", 3, "count", "Kubernetes docs: three control-plane "
      "nodes for an etcd quorum", 0, 0},
+    {"queue_p95_wait_limit_h", 24, "h",
+     "planning limit: a team whose simulated p95 queueing wait exceeds a "
+     "working day is flagged in the decision log (docs/model/"
+     "infrastructure.md, Multi-tenancy)", 0, 0},
+    {"queue_max_wait_limit_h", 168, "h",
+     "planning limit: a team whose longest simulated wait exceeds one week "
+     "is flagged in the decision log (docs/model/infrastructure.md, "
+     "Multi-tenancy)", 0, 0},
     {"cpu_node_preprocess_bw", 2e9, "B/s",
      "planning assumption: data a CPU node tokenizes/decodes per second", 0,
      0},

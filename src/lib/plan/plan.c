@@ -182,19 +182,19 @@ static void stack_for (struct gp_plan_option *o)
                 "Grafana; MLflow tracking and registry";
         why = "one node: a scheduler adds nothing, containers pin versions";
     } else if (g <= 32) {
-        tier = "small cluster (8-32 GPUs)";
+        tier = "small cluster (9-32 GPUs)";
         stack = "K3s or MicroK8s + NVIDIA GPU Operator; NFS or Longhorn; "
                 "DCGM exporter + Prometheus + Grafana; MLflow";
         why = "a few nodes: a light Kubernetes keeps operations small, NFS "
               "serves the data rates";
     } else if (g <= 128) {
-        tier = "mid-scale (32-128 GPUs)";
+        tier = "mid-scale (33-128 GPUs)";
         stack = "Kubernetes + GPU Operator + Kueue quotas; Ceph or BeeGFS; "
                 "DCGM exporter + Prometheus + Grafana; MLflow";
         why = "several teams share the cluster: quotas and gang admission "
               "matter, a scale-out file system serves checkpoints";
     } else {
-        tier = "large (128-1000+ GPUs)";
+        tier = "large (129-1000+ GPUs)";
         stack = "Kubernetes + GPU Operator + Volcano/Kueue, or Slurm; "
                 "Lustre/GPFS/WekaFS + object store; DCGM exporter + "
                 "Prometheus + Grafana; MLflow";
@@ -435,7 +435,10 @@ static void eval_cloud (struct ctx *c, struct gp_plan_option *o)
               in->cloud, in->fabric[0] ? in->fabric : "unknown");
     o->fabric.per_gpu_bw = in->net_bw / in->n_accels;
     o->fabric.nics = 0;
-    o->head_nodes = 1;
+    /* Head/login nodes as on-prem; no management nodes: the provider
+     * runs the managed control plane (infrastructure.md).
+     */
+    o->head_nodes = (int)A (c, "head_nodes");
     o->mgmt_nodes = 0;
     o->cpu_nodes = (int)ceil (o->stor.read_bw
                               / fmax (A (c, "cpu_node_preprocess_bw"), 1));
@@ -624,8 +627,10 @@ static void check_constraints (struct ctx *c, struct gp_plan_option *o)
     if (k->budget_usd > 0 && o->cost.code == 0
         && o->tco_usd > k->budget_usd) {
         o->feasible = 0;
-        snprintf (v, vs, "TCO $%.2fM exceeds constraints.budget $%.2fM",
-                  o->tco_usd / 1e6, k->budget_usd / 1e6);
+        char u1[32], u2[32];
+        snprintf (v, vs, "TCO %s exceeds constraints.budget %s",
+                  gp_fmt_usd (o->tco_usd, u1, sizeof u1),
+                  gp_fmt_usd (k->budget_usd, u2, sizeof u2));
     }
 }
 
@@ -661,9 +666,11 @@ static void quotas_for (struct ctx *c, struct gp_plan_option *o)
     for (size_t i = 0; i < s->n_teams && total > 0; i++) {
         struct gp_plan_quota *q = &o->quotas[o->n_quotas++];
         snprintf (q->team, sizeof q->team, "%s", s->teams[i].name);
-        q->share = (use_share ? s->teams[i].quota_share : s->teams[i].weight)
-                   / total;
-        q->gpus = (long long)floor (q->share * (double)o->gpus + 1e-9);
+        q->wished_share = (use_share ? s->teams[i].quota_share
+                                     : s->teams[i].weight)
+                          / total;
+        q->gpus = (long long)floor (q->wished_share * (double)o->gpus
+                                    + 1e-9);
         if (need[i] > q->gpus && need[i] <= o->gpus)
             q->gpus = need[i];
         sum += q->gpus;
@@ -683,6 +690,77 @@ static void quotas_for (struct ctx *c, struct gp_plan_option *o)
             if (cut > sp)
                 cut = sp;
             o->quotas[i].gpus -= cut;
+        }
+    }
+    /* When the teams' largest jobs together need more than the fleet, the
+     * lowest-priority team (the largest quota among equals) gives up the
+     * rest: the quotas add up to at most the fleet, and that team's
+     * largest job runs only by borrowing idle quota (Kueue cohort
+     * borrowing, unlimited here), so it may wait while the others run.
+     */
+    sum = 0;
+    long long needs = 0;
+    for (size_t i = 0; i < o->n_quotas; i++) {
+        sum += o->quotas[i].gpus;
+        needs += need[i];
+    }
+    over = sum - o->gpus;
+    while (over > 0) {
+        int low = -1;
+        for (size_t i = 0; i < o->n_quotas; i++) {
+            if (o->quotas[i].gpus <= 0)
+                continue;
+            if (low < 0 || s->teams[i].priority < s->teams[low].priority
+                || (s->teams[i].priority == s->teams[low].priority
+                    && o->quotas[i].gpus > o->quotas[low].gpus))
+                low = (int)i;
+        }
+        if (low < 0)
+            break;
+        long long cut = over < o->quotas[low].gpus ? over
+                                                   : o->quotas[low].gpus;
+        o->quotas[low].gpus -= cut;
+        over -= cut;
+    }
+    o->quota_note[0] = 0;
+    for (size_t i = 0; i < o->n_quotas; i++) {
+        struct gp_plan_quota *q = &o->quotas[i];
+        q->share = o->gpus > 0 ? (double)q->gpus / (double)o->gpus : 0;
+        if (need[i] > q->gpus && !o->quota_note[0] && needs > o->gpus)
+            snprintf (o->quota_note, sizeof o->quota_note,
+                      "the teams' largest jobs need %lld GPUs together, "
+                      "more than the %lld-GPU fleet: %.60s's quota is %lld "
+                      "GPUs, its largest job (%lld GPUs) runs only by "
+                      "borrowing idle quota",
+                      needs, o->gpus, q->team, q->gpus, need[i]);
+    }
+}
+
+/* The queueing check on the simulated waits (infrastructure.md,
+ * Multi-tenancy): the first team over a limit sets o->queue_flag.
+ */
+static void queue_check (struct ctx *c, struct gp_plan_option *o)
+{
+    o->queue_flag[0] = 0;
+    if (o->sim.code != 0)
+        return;
+    double p95_h = A (c, "queue_p95_wait_limit_h");
+    double max_h = A (c, "queue_max_wait_limit_h");
+    for (size_t i = 0; i < o->n_quotas; i++) {
+        const struct gp_plan_quota *q = &o->quotas[i];
+        if (p95_h > 0 && q->wait_p95_s > p95_h * 3600) {
+            snprintf (o->queue_flag, sizeof o->queue_flag,
+                      "queueing: team %.60s's p95 wait %.1f h exceeds "
+                      "queue_p95_wait_limit_h %.4g h",
+                      q->team, q->wait_p95_s / 3600, p95_h);
+            return;
+        }
+        if (max_h > 0 && q->wait_max_s > max_h * 3600) {
+            snprintf (o->queue_flag, sizeof o->queue_flag,
+                      "queueing: team %.60s waits up to %.1f h, over "
+                      "queue_max_wait_limit_h %.4g h",
+                      q->team, q->wait_max_s / 3600, max_h);
+            return;
         }
     }
 }
@@ -774,6 +852,8 @@ static void eval_option (struct ctx *c, int spec_index, enum gp_pricing pr,
         snprintf (o->instance, sizeof o->instance, "%s", os->inst->id);
         snprintf (o->region, sizeof o->region, "%s", os->inst->region);
         snprintf (o->cloud, sizeof o->cloud, "%s", os->inst->cloud);
+        snprintf (o->price_date, sizeof o->price_date, "%s",
+                  os->inst->price_date);
     }
     o->gpus_per_node = os->gpus_per_node;
     o->scale_up_domain = os->accel->scale_up_domain > 0
@@ -892,9 +972,10 @@ static void eval_option (struct ctx *c, int spec_index, enum gp_pricing pr,
                     "per-run and per-1M-token costs need the training and "
                     "inference planners' sizing");
     quotas_for (c, o);
-    if (c->r)
+    if (c->r) {
         plan_simulate (s, os, sized ? z : NULL, o);
-    else
+        queue_check (c, o);
+    } else
         o->sim = (struct gp_part_status){GP_ENOTSUP, "not run in the "
                                                      "sensitivity analysis"};
     o->complete = o->compute.code == 0 && o->network.code == 0
@@ -930,13 +1011,21 @@ static size_t eval_all (struct ctx *c, struct gp_plan_option *out,
     return n;
 }
 
+/* The cheapest feasible, fully costed option; options flagged by the
+ * queueing check rank after every unflagged one.
+ */
 static int pick (const struct gp_plan_option *o, size_t n)
 {
     int best = -1;
     for (size_t i = 0; i < n; i++) {
         if (!o[i].feasible || !o[i].complete)
             continue;
-        if (best < 0 || o[i].tco_usd < o[best].tco_usd)
+        if (best < 0) {
+            best = (int)i;
+            continue;
+        }
+        int fi = o[i].queue_flag[0] != 0, fb = o[best].queue_flag[0] != 0;
+        if (fi < fb || (fi == fb && o[i].tco_usd < o[best].tco_usd))
             best = (int)i;
     }
     return best;
@@ -952,6 +1041,37 @@ static void logf_ (struct gp_plan_result *r, const char *fmt, ...)
     va_start (ap, fmt);
     vsnprintf (r->log[r->n_log++], GP_PLAN_TEXT, fmt, ap);
     va_end (ap);
+}
+
+/* The date a catalog price_date text points at, in years (2025.75), or
+ * 0 when it names no year: the mean over the years it names, each at its
+ * middle, or at the middle of the half ("2025-H2") or month ("2025-06")
+ * that follows it.  "~2023-2024" gives 2024.0, ">=2025-H2" 2025.75.
+ */
+static double price_year (const char *d)
+{
+    double sum = 0;
+    int n = 0;
+    for (const char *p = d; p && *p; p++) {
+        if (!(p[0] == '2' && p[1] == '0' && p[2] >= '0' && p[2] <= '9'
+              && p[3] >= '0' && p[3] <= '9')
+            || (p > d && p[-1] >= '0' && p[-1] <= '9')
+            || (p[4] >= '0' && p[4] <= '9'))
+            continue;
+        double y = 2000 + (p[2] - '0') * 10 + (p[3] - '0');
+        if (p[4] == '-' && p[5] == 'H' && (p[6] == '1' || p[6] == '2'))
+            y += p[6] == '1' ? 0.25 : 0.75;
+        else if (p[4] == '-' && p[5] >= '0' && p[5] <= '1' && p[6] >= '0'
+                 && p[6] <= '9' && !(p[7] >= '0' && p[7] <= '9')) {
+            int m = (p[5] - '0') * 10 + (p[6] - '0');
+            y += m >= 1 && m <= 12 ? (m - 0.5) / 12 : 0.5;
+        } else
+            y += 0.5;
+        sum += y;
+        n++;
+        p += 3;
+    }
+    return n ? sum / n : 0;
 }
 
 static void decide (struct gp_plan_result *r)
@@ -970,20 +1090,46 @@ static void decide (struct gp_plan_result *r)
                 && (second < 0
                     || r->options[i].tco_usd < r->options[second].tco_usd))
                 second = (int)i;
-        if (second >= 0)
+        char u1[32], u2[32];
+        size_t n_flag = 0;
+        for (size_t i = 0; i < r->n_options; i++)
+            n_flag += r->options[i].feasible && r->options[i].complete
+                      && r->options[i].queue_flag[0];
+        if (second >= 0 && w->tco_usd <= r->options[second].tco_usd)
             snprintf (r->reason, sizeof r->reason,
                       "lowest TCO over %.3g years among %zu feasible "
-                      "options: $%.2fM, %.1f%% below the runner-up %s "
-                      "($%.2fM); meets every checked constraint",
-                      r->horizon_years, n_ok, w->tco_usd / 1e6,
+                      "options: %s, %.1f%% below the runner-up %s (%s)",
+                      r->horizon_years, n_ok,
+                      gp_fmt_usd (w->tco_usd, u1, sizeof u1),
                       100 * (1 - w->tco_usd / r->options[second].tco_usd),
                       r->options[second].name,
-                      r->options[second].tco_usd / 1e6);
+                      gp_fmt_usd (r->options[second].tco_usd, u2,
+                                  sizeof u2));
+        else if (second >= 0)
+            snprintf (r->reason, sizeof r->reason,
+                      "lowest TCO over %.3g years among the %zu feasible "
+                      "options that pass the queueing check: %s",
+                      r->horizon_years, n_ok - n_flag,
+                      gp_fmt_usd (w->tco_usd, u1, sizeof u1));
         else
             snprintf (r->reason, sizeof r->reason,
-                      "the only feasible, fully costed option: TCO $%.2fM "
+                      "the only feasible, fully costed option: TCO %s "
                       "over %.3g years",
-                      w->tco_usd / 1e6, r->horizon_years);
+                      gp_fmt_usd (w->tco_usd, u1, sizeof u1),
+                      r->horizon_years);
+        size_t rl = strlen (r->reason);
+        if (w->queue_flag[0])
+            snprintf (r->reason + rl, sizeof r->reason - rl,
+                      "; meets every checked constraint but FAILS the "
+                      "queueing check (%s)%s",
+                      w->queue_flag,
+                      n_flag == n_ok ? ", as does every feasible option"
+                                     : "");
+        else
+            snprintf (r->reason + rl, sizeof r->reason - rl,
+                      "; meets every checked constraint%s",
+                      w->sim.code == 0 ? ", simulated queueing included"
+                                       : " (queueing not simulated)");
         if (strstr (w->compute_basis, "sizing from")) {
             size_t len = strlen (r->reason);
             snprintf (r->reason + len, sizeof r->reason - len,
@@ -1008,11 +1154,38 @@ static void decide (struct gp_plan_result *r)
                    : o->power.code ? o->power.text
                    : o->network.code ? o->network.text
                                      : o->storage.text);
-        else if (b >= 0)
-            logf_ (r, "lost: %s (TCO $%.2fM, +%.1f%% vs %s)", o->name,
-                   o->tco_usd / 1e6,
+        else if (b >= 0) {
+            char u1[32];
+            logf_ (r, "lost: %s (TCO %s, %+.1f%% vs %s%s)", o->name,
+                   gp_fmt_usd (o->tco_usd, u1, sizeof u1),
                    100 * (o->tco_usd / r->options[b].tco_usd - 1),
-                   r->options[b].name);
+                   r->options[b].name,
+                   o->queue_flag[0] ? "; flagged, see below" : "");
+        }
+    }
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (o->feasible && o->complete && o->queue_flag[0])
+            logf_ (r, "flagged: %s (%.200s)", o->name, o->queue_flag);
+        if (o->quota_note[0] && o->compute.code == 0)
+            logf_ (r, "quotas: %s (%.200s)", o->name, o->quota_note);
+    }
+    /* Catalog prices of different dates compare list prices from before
+     * and after price cuts: say so when an option's price date is more
+     * than 6 months from the recommended option's.
+     */
+    double yb = b >= 0 ? price_year (r->options[b].price_date) : 0;
+    for (size_t i = 0; yb > 0 && i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        double yo = price_year (o->price_date);
+        if ((int)i == b || !(yo > 0) || fabs (yo - yb) <= 0.5)
+            continue;
+        logf_ (r, "price dates: %s's catalog prices (dated ~%.1f) are ~%.0f "
+                  "months %s the recommended %s's (~%.1f): list prices "
+                  "from before and after price cuts may not compare",
+               o->name, yo, 12 * fabs (yo - yb),
+               yo < yb ? "older than" : "newer than", r->options[b].name,
+               yb);
     }
 }
 

@@ -501,7 +501,9 @@ void report_html (struct rbuf *b, const struct gp_plan_result *r)
         td (b, ok ? s->rec_high : "-");
         rb_printf (b, "</tr>\n");
     }
-    rb_printf (b, "</tbody></table>\n<h2>Decision log</h2><ul>\n");
+    rb_printf (b, "</tbody></table>\n<p class=\"note\">%s.</p>\n"
+                  "<h2>Decision log</h2><ul>\n",
+               SENS_NOTE);
     for (size_t i = 0; i < r->n_log; i++) {
         rb_printf (b, "<li>");
         esc (b, r->log[i]);

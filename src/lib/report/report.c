@@ -95,21 +95,7 @@ char *rb_take (struct rbuf *b, gp_error_t *err)
 
 const char *fmt_usd (double v, char *buf, size_t n)
 {
-    if (!isfinite (v))
-        snprintf (buf, n, "-");
-    else if (fabs (v) >= 1e9)
-        snprintf (buf, n, "$%.2fB", v / 1e9);
-    else if (fabs (v) >= 1e6)
-        snprintf (buf, n, "$%.2fM", v / 1e6);
-    else if (fabs (v) >= 1e5)
-        snprintf (buf, n, "$%.0fk", v / 1e3);
-    else if (fabs (v) >= 1e4)
-        snprintf (buf, n, "$%.1fk", v / 1e3);
-    else if (fabs (v) >= 1e3)
-        snprintf (buf, n, "$%.2fk", v / 1e3);
-    else
-        snprintf (buf, n, "$%.0f", v);
-    return buf;
+    return gp_fmt_usd (v, buf, n);
 }
 
 const char *fmt_q (double v, enum gp_quantity q, char *buf, size_t n)
@@ -328,6 +314,8 @@ static json_t *option_json (const struct gp_plan_option *o)
         set (inf, "head_nodes", json_integer (o->head_nodes));
         set (inf, "management_nodes", json_integer (o->mgmt_nodes));
         set (inf, "cpu_nodes", json_integer (o->cpu_nodes));
+        set (inf, "nodes_costed", json_false ());
+        set (inf, "nodes_note", json_string (NODES_NOTE));
         set (inf, "scale_tier", json_string (o->scale_tier));
         set (inf, "stack", json_string (o->stack));
         set (inf, "why", json_string (o->stack_why));
@@ -341,6 +329,7 @@ static json_t *option_json (const struct gp_plan_option *o)
         set (q, "team", json_string (o->quotas[i].team));
         set (q, "gpus", json_integer (o->quotas[i].gpus));
         set (q, "share", json_real (o->quotas[i].share));
+        set (q, "wished_share", json_real (o->quotas[i].wished_share));
         int sim_ok = o->sim.code == 0;
         set (q, "jobs", sim_ok ? json_integer ((json_int_t)o->quotas[i].jobs)
                                : json_null ());
@@ -353,6 +342,10 @@ static json_t *option_json (const struct gp_plan_option *o)
         json_array_append_new (qs, q);
     }
     set (t, "quotas", qs);
+    set (t, "quota_note", o->quota_note[0] ? json_string (o->quota_note)
+                                           : json_null ());
+    set (t, "queue_flag", o->queue_flag[0] ? json_string (o->queue_flag)
+                                           : json_null ());
     json_t *sim = json_object ();
     part_status (sim, &o->sim);
     set (sim, "utilization", num_or_null (o->sim.code == 0,
@@ -415,6 +408,7 @@ struct json_t *gp_report_json (const struct gp_plan_result *r)
         json_array_append_new (sens, o);
     }
     set (root, "sensitivity", sens);
+    set (root, "sensitivity_note", json_string (SENS_NOTE));
     json_t *as = json_array ();
     for (size_t i = 0; i < r->n_assume; i++) {
         const struct gp_assumption *a = &r->assume[i];
@@ -698,9 +692,10 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
     tbl_print (b, t, md);
 
     heading (b, md, "Cost");
-    const char *hc[] = {"OPTION", "CAPEX", "OPEX/YEAR", "COMMITTED",
-                        "ON-DEMAND", "SPOT", "STORAGE", "TCO", "BREAK-EVEN"};
-    t->n_cols = 9;
+    const char *hc[] = {"OPTION", "CAPEX", "CAPEX CHARGED", "OPEX/YEAR",
+                        "COMMITTED", "ON-DEMAND", "SPOT", "STORAGE", "TCO",
+                        "BREAK-EVEN"};
+    t->n_cols = 10;
     t->n_rows = 0;
     tbl_row (t, hc);
     for (size_t i = 0; i < r->n_options; i++) {
@@ -708,24 +703,36 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
         if (o->compute.code || o->cost.code)
             continue;
         int op = o->kind == GP_OPT_ONPREM;
-        char d[8][24];
+        char d[9][24];
+        fmt_usd (op ? o->onprem.capex_charged : 0, d[8], 24);
         fmt_usd (op ? o->onprem.capex : 0, d[0], 24);
         fmt_usd (op ? o->onprem.opex_year : 0, d[1], 24);
         fmt_usd (o->commit_usd, d[2], 24);
         fmt_usd (o->on_demand_usd, d[3], 24);
         fmt_usd (o->spot_usd, d[4], 24);
-        fmt_usd (op ? o->capex_storage : o->cloud_storage_usd, d[5], 24);
+        if (op)
+            snprintf (d[5], 24, "in capex");
+        else
+            fmt_usd (o->cloud_storage_usd, d[5], 24);
         fmt_usd (o->tco_usd, d[6], 24);
         if (op && o->breakeven_util > 0)
             snprintf (d[7], 24, "%.0f%% use", 100 * o->breakeven_util);
         else
             snprintf (d[7], 24, "-");
-        const char *row[] = {o->name, op ? d[0] : "-", op ? d[1] : "-",
-                             op ? "-" : d[2], op ? "-" : d[3],
-                             op ? "-" : d[4], d[5], d[6], d[7]};
+        const char *row[] = {o->name, op ? d[0] : "-", op ? d[8] : "-",
+                             op ? d[1] : "-", op ? "-" : d[2],
+                             op ? "-" : d[3], op ? "-" : d[4], d[5], d[6],
+                             d[7]};
         tbl_row (t, row);
     }
     tbl_print (b, t, md);
+    rb_printf (b, "%sOn-prem: TCO = CAPEX CHARGED + OPEX/YEAR x %.3g "
+                  "years; CAPEX (servers, network and storage, storage "
+                  "not counted again) is charged for the horizon's share "
+                  "of its depreciation: CAPEX CHARGED = CAPEX x %.3g / "
+                  "depreciation years. Cloud: TCO = COMMITTED + ON-DEMAND "
+                  "+ SPOT + STORAGE.\n",
+               md ? "\n" : "", r->horizon_years, r->horizon_years);
 
     heading (b, md, "Unit costs (at the demand's GPU-hours)");
     for (size_t i = 0; i < r->n_options; i++) {
@@ -755,11 +762,12 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
         const struct gp_plan_option *o = &r->options[i];
         if (o->compute.code)
             continue;
-        rb_printf (b, "%s%s: %s; %d head, %d management, %d CPU nodes; %s "
-                      "(%s)\n",
+        rb_printf (b, "%s%s: %s; %d head, %d management, %d CPU nodes "
+                      "(not costed); %s (%s)\n",
                    md ? "- " : "  ", o->name, o->scale_tier, o->head_nodes,
                    o->mgmt_nodes, o->cpu_nodes, o->stack, o->stack_why);
     }
+    rb_printf (b, "%sNote: %s.\n", md ? "\n" : "", NODES_NOTE);
 
     heading (b, md, "Multi-tenancy");
     for (size_t i = 0; i < r->n_options; i++) {
@@ -768,9 +776,13 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
             continue;
         rb_printf (b, "%s%s quotas:", md ? "- " : "  ", o->name);
         for (size_t q = 0; q < o->n_quotas; q++)
-            rb_printf (b, " %s %lld GPUs (%.0f%%)%s", o->quotas[q].team,
-                       o->quotas[q].gpus, 100 * o->quotas[q].share,
+            rb_printf (b, " %s %lld GPUs (%.0f%% of %lld; asked %.0f%%)%s",
+                       o->quotas[q].team, o->quotas[q].gpus,
+                       100 * o->quotas[q].share, o->gpus,
+                       100 * o->quotas[q].wished_share,
                        q + 1 < o->n_quotas ? "," : "");
+        if (o->quota_note[0])
+            rb_printf (b, "; %s", o->quota_note);
         if (o->sim.code) {
             rb_printf (b, "; simulation: %s\n", o->sim.text);
             continue;
@@ -779,6 +791,9 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
                       "%.1f h, longest large-job wait %.1f h, Jain %.2f\n",
                    o->sim_jobs, 100 * o->utilization, o->wait_p95_s / 3600,
                    o->starve_max_wait_s / 3600, o->jain_index);
+        if (o->queue_flag[0])
+            rb_printf (b, "%s  FLAGGED: %s\n", md ? "  -" : "   ",
+                       o->queue_flag);
         for (size_t q = 0; q < o->n_quotas; q++)
             rb_printf (b, "%s  %s: %zu jobs, wait mean %.1f h, p95 %.1f h, "
                           "max %.1f h, %.0f%% of GPU time\n",
@@ -813,6 +828,7 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
         tbl_row (t, row);
     }
     tbl_print (b, t, md);
+    rb_printf (b, "%s%s.\n", md ? "\n" : "", SENS_NOTE);
 
     heading (b, md, "Decision log");
     for (size_t i = 0; i < r->n_log; i++)

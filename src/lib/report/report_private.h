@@ -21,6 +21,18 @@ int rb_printf (struct rbuf *b, const char *fmt, ...)
 char *rb_take (struct rbuf *b, gp_error_t *err);
 
 const char *fmt_usd (double v, char *buf, size_t n);
+
+/* Footnote of the sensitivity table in every format. */
+#define SENS_NOTE                                                          \
+    "GPU counts are whole nodes on the planner's node grid (1, 1.25, 1.5, " \
+    "1.75 x 2^j nodes per training run), so a factor that does not move "  \
+    "a run to another grid step leaves the TCO unchanged (e.g. MFU x1.20 " \
+    "can give exactly the base TCO)"
+
+/* The supporting nodes are counted, not costed. */
+#define NODES_NOTE                                                         \
+    "head, management and CPU nodes are listed for the design but not "   \
+    "costed: their capex, power and cloud node-hours are not in the TCO"
 const char *fmt_q (double v, enum gp_quantity q, char *buf, size_t n);
 const char *option_status (const struct gp_plan_option *o);
 
