@@ -126,6 +126,9 @@ struct gp_sim_metrics {
     double jct_mean_s, jct_p50_s, jct_p95_s, jct_p99_s;
     double slowdown_mean, slowdown_p50, slowdown_p95;
     double jain_index;            /* over teams of share / entitlement */
+    size_t jain_teams;            /* teams in jain_index; 0 = undefined
+                                   * (no team with jobs has an entitlement,
+                                   * or nothing ran): report n/a, not 1 */
     double starve_large_max_wait_s; /* longest wait, jobs >= large GPUs */
     double starve_long_max_wait_s;  /* longest wait, jobs >= long_job_s */
     int large_job_gpus;

@@ -50,6 +50,8 @@ const char cmd_simulate_help[] =
     "                        workloads (traces/pollux/profiles)\n"
     "    --skip-bad          skip bad trace rows (counted, first reported)\n"
     "                        instead of failing on the first\n"
+    "    --strict-teams      undeclared trace teams are an error, not a\n"
+    "                        warning\n"
     "    --synthetic N       generate N jobs (Poisson, Philly GPU mix)\n"
     "    --arrival-rate R    synthetic arrivals per hour (default 60)\n"
     "    --duration-median D synthetic median run time (default 1h)\n"
@@ -81,8 +83,8 @@ const char cmd_simulate_help[] =
     "    -h, --help          show this page\n"
     "\n"
     "EXIT STATUS\n"
-    "    0 ok; 2 bad option, spec or trace (file:line named); 3 internal\n"
-    "    error (a conservation check failed).\n"
+    "    0 ok; 1 no job fits the cluster; 2 bad option, spec or trace\n"
+    "    (file:line named); 3 internal error (conservation failed).\n"
     "\n"
     "EXAMPLES\n"
     "    gpuplan simulate --cluster examples/cluster.yaml \\\n"
@@ -93,7 +95,8 @@ const char cmd_simulate_help[] =
 struct opts {
     const char *cluster, *trace, *format, *policy, *placement, *series;
     const char *catalog, *mode, *nodes, *until;
-    int json, skip_bad, jobs;
+    int json, skip_bad, jobs, strict_teams;
+    json_t *undeclared;         /* [{name, jobs}] of undeclared teams */
     long long synthetic;
     double rate_per_h, median_s, teams;
     const char *sweep, *chart, *gavel_tp, *gavel_gpu, *pollux;
@@ -238,6 +241,95 @@ static int write_chart (const char *path, const struct gp_sim *sim,
     return 0;
 }
 
+/* Teams of the trace that the spec's 'teams:' list does not declare: they
+ * have no quota and may use every pool (docs/formats/cluster.md).  A
+ * warning naming them and their job counts, kept for the JSON; with
+ * --strict-teams an input error.  A spec without 'teams:' declares no
+ * quotas at all, so only --strict-teams looks at it.
+ */
+static int check_teams (struct opts *o, const struct gp_cluster *cl,
+                        const struct gp_jobset *js)
+{
+    size_t *cnt = calloc (js->n_teams ? js->n_teams : 1, sizeof *cnt);
+    if (!cnt)
+        return cli_usage_error ("simulate: out of memory");
+    for (size_t i = 0; i < js->n_jobs; i++)
+        if (js->jobs[i].team >= 0 && (size_t)js->jobs[i].team < js->n_teams)
+            cnt[js->jobs[i].team]++;
+    o->undeclared = json_array ();
+    char list[512] = "";
+    size_t len = 0, n_und = 0;
+    for (size_t t = 0; t < js->n_teams; t++) {
+        if (cnt[t] == 0)
+            continue;
+        int found = 0;
+        for (size_t k = 0; k < cl->n_teams && !found; k++)
+            found = strcmp (cl->teams[k].name, js->teams[t]) == 0;
+        if (found)
+            continue;
+        json_t *u = json_object ();
+        json_object_set_new (u, "name", json_string (js->teams[t]));
+        json_object_set_new (u, "jobs", json_integer ((json_int_t)cnt[t]));
+        json_array_append_new (o->undeclared, u);
+        if (len < sizeof list - 1) {
+            int w = snprintf (list + len, sizeof list - len, "%s%s (%zu job%s)",
+                              n_und ? ", " : "", js->teams[t], cnt[t],
+                              cnt[t] == 1 ? "" : "s");
+            len += w > 0 ? (size_t)w : 0;
+            if (len >= sizeof list - 1)
+                snprintf (list + sizeof list - 5, 5, "...");
+        }
+        n_und++;
+    }
+    free (cnt);
+    if (n_und && o->strict_teams)
+        return cli_usage_error ("simulate: --strict-teams: %zu trace "
+                                "team%s not declared in %s 'teams:': %s",
+                                n_und, n_und == 1 ? "" : "s", o->cluster,
+                                list);
+    if (n_und && cl->n_teams)
+        cli_warn ("%zu trace team%s not declared in %s 'teams:' (no quota, "
+                  "may use every pool): %s",
+                  n_und, n_und == 1 ? "" : "s", o->cluster, list);
+    if (!cl->n_teams) {
+        json_decref (o->undeclared);
+        o->undeclared = json_array ();
+    }
+    return 0;
+}
+
+/* Jobs larger than any pool they may use never run: warn with their count
+ * and the largest request against the largest pool; EXIT_INFEASIBLE when
+ * no job can run at all.
+ */
+static int check_fit (const struct gp_cluster *cl, const struct gp_jobset *js,
+                      const struct gp_sim *sim)
+{
+    const struct gp_sim_metrics *m = gp_sim_get_metrics (sim);
+    if (m->n_unfit == 0)
+        return EXIT_OK;
+    size_t nr;
+    const struct gp_job_result *res = gp_sim_get_results (sim, &nr);
+    int big = 0;
+    for (size_t i = 0; i < nr && i < js->n_jobs; i++)
+        if (res[i].state == GP_JOB_UNFIT && js->jobs[i].n_gpus > big)
+            big = js->jobs[i].n_gpus;
+    long long pool = 0;
+    const char *pname = "";
+    for (size_t p = 0; p < cl->n_pools; p++) {
+        long long g = (long long)cl->pools[p].nodes
+                      * cl->pools[p].gpus_per_node;
+        if (g > pool) {
+            pool = g;
+            pname = cl->pools[p].name;
+        }
+    }
+    cli_warn ("%zu of %zu jobs can never fit (reported as unfit, not run): "
+              "largest request %d GPUs, largest pool %s has %lld GPUs",
+              m->n_unfit, m->n_jobs, big, pname, pool);
+    return m->n_unfit == m->n_jobs ? EXIT_INFEASIBLE : EXIT_OK;
+}
+
 static int render (const struct opts *o, const struct gp_cluster *cl,
                    const struct gp_jobset *js, const struct gp_sim *sim)
 {
@@ -287,7 +379,12 @@ static int render (const struct opts *o, const struct gp_cluster *cl,
         json_object_set_new (sl, "p50", json_real (m->slowdown_p50));
         json_object_set_new (sl, "p95", json_real (m->slowdown_p95));
         json_object_set_new (r, "slowdown", sl);
-        json_object_set_new (r, "jain_index", json_real (m->jain_index));
+        json_object_set_new (r, "jain_index", m->jain_teams
+                                                  ? json_real (m->jain_index)
+                                                  : json_null ());
+        json_object_set_new (r, "undeclared_teams",
+                             o->undeclared ? json_incref (o->undeclared)
+                                           : json_array ());
         json_t *st = json_object ();
         json_object_set_new (st, "large_job_gpus",
                              json_integer (m->large_job_gpus));
@@ -344,6 +441,16 @@ static int render (const struct opts *o, const struct gp_cluster *cl,
                                                     : json_null ());
                 json_object_set_new (jo, "preempted",
                                      json_integer (res[i].n_preempt));
+                json_object_set_new (
+                    jo, "state",
+                    json_string (res[i].state == GP_JOB_DONE ? "done"
+                                 : res[i].state == GP_JOB_UNFIT
+                                     ? "unfit"
+                                     : "unfinished"));
+                if (res[i].state == GP_JOB_UNFIT)
+                    json_object_set_new (
+                        jo, "reason",
+                        json_string ("larger than any pool it may use"));
                 json_array_append_new (ja, jo);
             }
             json_object_set_new (r, "schedule", ja);
@@ -414,8 +521,13 @@ static int render (const struct opts *o, const struct gp_cluster *cl,
     printf ("starvation: longest wait of jobs >= %d GPUs %s, of jobs >= %s "
             "%s\n",
             m->large_job_gpus, c, e, d);
-    printf ("fairness: Jain's index of share/entitlement over teams %.3f\n",
-            m->jain_index);
+    if (m->jain_teams)
+        printf ("fairness: Jain's index of share/entitlement over teams "
+                "%.3f\n",
+                m->jain_index);
+    else
+        printf ("fairness: Jain's index n/a (no team with jobs has a quota "
+                "or weight entitlement, or nothing ran)\n");
     printf ("preemptions %zu, node failures %zu, GPU-hours lost %.1f "
             "(work) + %.1f (restarts)\n",
             m->n_preemptions, m->n_failures, m->lost_gpu_s / 3600,
@@ -688,7 +800,7 @@ int cmd_simulate (int argc, char **argv)
         O_RESTART, O_CKPT, O_COMM, O_MTBF, O_REPAIR, O_SERIES, O_INTERVAL,
         O_JOBS, O_JSON, O_CATALOG, O_SKIP, O_SYNTH, O_RATE, O_MEDIAN,
         O_TEAMS, O_MODE, O_NODES, O_UNTIL, O_SWEEP, O_MAXP95, O_MAXSTARVE,
-        O_CHART, O_GAVEL_TP, O_GAVEL_GPU, O_POLLUX,
+        O_CHART, O_GAVEL_TP, O_GAVEL_GPU, O_POLLUX, O_STRICT_TEAMS,
     };
     static const struct option lo[] = {
         {"cluster", required_argument, NULL, O_CLUSTER},
@@ -708,6 +820,7 @@ int cmd_simulate (int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"catalog", required_argument, NULL, O_CATALOG},
         {"skip-bad", no_argument, NULL, O_SKIP},
+        {"strict-teams", no_argument, NULL, O_STRICT_TEAMS},
         {"synthetic", required_argument, NULL, O_SYNTH},
         {"arrival-rate", required_argument, NULL, O_RATE},
         {"duration-median", required_argument, NULL, O_MEDIAN},
@@ -769,6 +882,7 @@ int cmd_simulate (int argc, char **argv)
         case O_JSON: o.json = 1; break;
         case O_CATALOG: o.catalog = optarg; break;
         case O_SKIP: o.skip_bad = 1; break;
+        case O_STRICT_TEAMS: o.strict_teams = 1; break;
         case O_SYNTH: rc = num_opt ("synthetic", optarg, 1, 1e9, &synth); break;
         case O_RATE:
             rc = num_opt ("arrival-rate", optarg, 1e-9, 1e9, &o.rate_per_h);
@@ -855,6 +969,8 @@ int cmd_simulate (int argc, char **argv)
     if (js->n_skipped)
         cli_warn ("%zu bad rows skipped; first: %s", js->n_skipped,
                   js->first_skip);
+    if ((rc = check_teams (&o, cl, js)))
+        goto out;
     o.cfg.cluster = cl;
     if (isatty (2) && !o.json)
         o.cfg.progress = progress;
@@ -875,11 +991,18 @@ int cmd_simulate (int argc, char **argv)
         if ((rc = write_chart (o.chart, sim, title)))
             goto out;
     }
-    rc = render (&o, cl, js, sim);
+    rc = check_fit (cl, js, sim);
+    int rr = render (&o, cl, js, sim);
+    if (rr)
+        rc = rr;
+    else if (rc)
+        fprintf (stderr, "gpuplan: error: no job of the trace fits the "
+                         "cluster (infeasible)\n");
     goto out;
 fail:
     rc = cli_fail (&err);
 out:
+    json_decref (o.undeclared);
     gp_sim_destroy (sim);
     gp_jobset_destroy (js);
     gp_cluster_destroy (cl);

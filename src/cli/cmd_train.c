@@ -411,8 +411,15 @@ static void alternatives (const struct gp_train_model *m,
         ALT ((l.tp *= 2, l.dp /= 2, l.seq_par = 1), "tp x2");
     if (b->layout.tp > 1)
         ALT ((l.tp /= 2, l.dp *= 2, l.seq_par = l.tp > 1), "tp /2");
-    if (b->layout.dp % 2 == 0)
-        ALT ((l.pp *= 2, l.dp /= 2, l.vpp = 1), "pp x2");
+    if (b->layout.dp % 2 == 0) {
+        /* Interleaving survives when vpp still divides the layers of
+         * each of the twice as many stages; else it is dropped, and said.
+         */
+        int keep = b->layout.vpp <= 1
+                   || m->layers % (2 * b->layout.pp * b->layout.vpp) == 0;
+        ALT ((l.pp *= 2, l.dp /= 2, l.vpp = keep ? l.vpp : 1),
+             keep ? "pp x2" : "pp x2, no interleaving");
+    }
     if (b->layout.pp % 2 == 0)
         ALT ((l.pp /= 2, l.dp *= 2, l.vpp = l.pp > 1 ? l.vpp : 1), "pp /2");
     ALT (l.micro_batch *= 2, "micro-batch x2");
@@ -679,16 +686,22 @@ int cmd_train (int argc, char **argv)
     }
     if (optind < argc - 1)
         return cli_usage_error ("train: at most one SPEC.yaml");
+    /* the spec stays loaded until the model is resolved, so that an
+     * unknown model is reported at its file:line:col
+     */
+    struct gp_doc *doc = NULL;
     if (optind == argc - 1) {
-        struct gp_doc *doc = gp_doc_load (argv[optind], &err);
+        doc = gp_doc_load (argv[optind], &err);
         if (!doc)
             return cli_fail (&err);
         int rc = gp_doc_unpack (doc, gp_doc_root (doc), "train", spec_fields,
                                 &sp, &err);
-        gp_doc_destroy (doc);
-        if (rc)
+        if (rc) {
+            gp_doc_destroy (doc);
             return cli_fail (&err);
+        }
     }
+    int model_from_spec = doc && sp.model[0] && !fl.model[0];
     /* flags override the spec; a count replaces a deadline and a batch in
      * sequences one in tokens, and vice versa
      */
@@ -703,28 +716,48 @@ int cmd_train (int argc, char **argv)
     tspec_merge (&sp, &fl);
     if (!sp.top)
         sp.top = 3;
-    if (!sp.model[0] && !(sp.layers && sp.hidden))
+    if (!sp.model[0] && !(sp.layers && sp.hidden)) {
+        gp_doc_destroy (doc);
         return cli_usage_error ("train: no model (--model ID, or --layers "
                                 "and --hidden, or a spec)");
-    if (sp.gpus <= 0 && sp.days <= 0)
-        return cli_usage_error ("train: give --gpus N or --days D");
-    if (sp.days > 0 && sp.tokens <= 0)
-        return cli_usage_error ("train: --days needs --tokens");
+    }
 
-    /* ---- model: zoo entry and/or explicit dimensions ---- */
+    /* ---- model: zoo entry and/or explicit dimensions, resolved before
+     * the other checks so that a bad model is the error reported ---- */
     struct gp_zoo *zoo = gp_zoo_load (NULL, &err);
-    if (!zoo)
+    if (!zoo) {
+        gp_doc_destroy (doc);
         return cli_fail (&err);
+    }
     struct gp_arch arch;
     memset (&arch, 0, sizeof arch);
     if (sp.model[0]) {
         const struct gp_arch *z = gp_zoo_find (zoo, sp.model, &err);
         if (!z) {
             gp_zoo_destroy (zoo);
+            if (model_from_spec) {
+                gp_error_t e2 = {0};
+                json_t *node = json_object_get (gp_doc_root (doc), "model");
+                gp_doc_errorf (doc, node, &e2, err.code, "train: %s",
+                               err.text);
+                err = e2;
+            }
+            gp_doc_destroy (doc);
             return cli_fail (&err);
         }
         arch = *z;
-    } else {
+    }
+    gp_doc_destroy (doc);
+    doc = NULL;
+    if (sp.gpus <= 0 && sp.days <= 0) {
+        gp_zoo_destroy (zoo);
+        return cli_usage_error ("train: give --gpus N or --days D");
+    }
+    if (sp.days > 0 && sp.tokens <= 0) {
+        gp_zoo_destroy (zoo);
+        return cli_usage_error ("train: --days needs --tokens");
+    }
+    if (!sp.model[0]) {
         snprintf (arch.id, sizeof arch.id, "custom");
         arch.vocab = 51200;
         arch.mlp = GP_MLP_GELU;

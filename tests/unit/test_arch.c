@@ -144,7 +144,12 @@ static void test_extra_csv (void **state)
     gp_error_t err = {0};
     assert_null (gp_zoo_load ("/nonexistent/models.csv", &err));
     assert_int_equal (err.code, GP_EIO);
-    char path[] = "/tmp/gp_zooXXXXXX";
+    const char *dir = getenv ("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    char path[4096];
+    assert_true ((size_t)snprintf (path, sizeof path, "%s/gp_zooXXXXXX", dir)
+                 < sizeof path);
     int fd = mkstemp (path);
     assert_true (fd >= 0);
     FILE *f = fdopen (fd, "w");

@@ -211,11 +211,11 @@ static void test_suggestions (void **state)
                       GP_ENOTFOUND);
 }
 
-static char tmpdir[64];
+static char tmpdir[4096];
 
 static void write_file (const char *name, const char *text)
 {
-    char path[128];
+    char path[4200];
     snprintf (path, sizeof path, "%s/%s", tmpdir, name);
     FILE *f = fopen (path, "w");
     assert_non_null (f);
@@ -233,7 +233,12 @@ static const char accel_header[] =
 static void test_override (void **state)
 {
     (void)state;
-    snprintf (tmpdir, sizeof tmpdir, "/tmp/gp_catXXXXXX");
+    const char *dir = getenv ("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    assert_true ((size_t)snprintf (tmpdir, sizeof tmpdir, "%s/gp_catXXXXXX",
+                                   dir)
+                 < sizeof tmpdir);
     assert_non_null (mkdtemp (tmpdir));
     char text[2048];
     snprintf (text, sizeof text,

@@ -1,9 +1,10 @@
 /* test_infer_validate.c - the inference model against the published
  * serving measurements in validation/inference/inference-public.csv.
  *
- * Targets (issue #4): median absolute relative error <= 20 % for output
- * tokens/s and <= 25 % for TTFT and TPOT; every row is reported (rows the
- * model cannot handle are kept as unsupported, never dropped).
+ * Validation criteria of the inference model: median absolute relative
+ * error <= 20 % for output tokens/s and <= 25 % for TTFT and TPOT; every
+ * row is reported (rows the model cannot handle are kept as unsupported,
+ * never dropped).
  */
 #include <math.h>
 #include <setjmp.h>

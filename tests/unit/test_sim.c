@@ -255,9 +255,104 @@ static void test_shipped_traces (void **state)
     }
 }
 
+static void add_team (struct gp_jobset *js, double dur, int gpus,
+                      const char *team)
+{
+    struct gp_job j;
+    memset (&j, 0, sizeof j);
+    j.id = (int64_t)js->n_jobs;
+    j.duration_s = dur;
+    j.n_gpus = gpus;
+    j.gpu_milli = 1000;
+    j.pool = -1;
+    j.team = gp_jobset_team (js, team);
+    assert_int_equal (gp_jobset_add (js, &j), 0);
+}
+
+/* Jain's index of share / entitlement.  Teams a and b declared with quota
+ * 2 each on one 4-GPU node (entitlements 1/2, 1/2); a runs 2 GPUs x 10 s,
+ * b 2 GPUs x 30 s at once: shares 20/80 = 1/4 and 60/80 = 3/4, x = 1/2
+ * and 3/2, Jain = (1/2 + 3/2)^2 / (2 (1/4 + 9/4)) = 4 / 5 = 0.8 over two
+ * teams.  A trace whose only team 'ghost' is undeclared has no team with
+ * an entitlement: the index is undefined (jain_teams = 0), not 1.
+ */
+static void test_jain_undeclared (void **state)
+{
+    (void)state;
+    mkcluster (4, 1, 0);
+    struct gp_team tm[2];
+    memset (tm, 0, sizeof tm);
+    for (int i = 0; i < 2; i++) {
+        snprintf (tm[i].name, sizeof tm[i].name, "%c", 'a' + i);
+        tm[i].weight = 1;
+        tm[i].quota_gpus = 2;
+        tm[i].borrowing_limit = tm[i].lending_limit = -1;
+    }
+    clus.teams = tm;
+    clus.n_teams = 2;
+    struct gp_jobset *js = gp_jobset_create ();
+    add_team (js, 10, 2, "a");
+    add_team (js, 30, 2, "b");
+    struct gp_sim_config cfg;
+    gp_sim_config_init (&cfg);
+    struct gp_sim *s = run (js, "fifo", &cfg);
+    const struct gp_sim_metrics *m = gp_sim_get_metrics (s);
+    assert_int_equal (m->jain_teams, 2);
+    assert_true (fabs (m->jain_index - 0.8) < 1e-12);
+    gp_sim_destroy (s);
+    gp_jobset_destroy (js);
+
+    js = gp_jobset_create ();
+    add_team (js, 10, 4, "ghost");
+    add_team (js, 10, 2, "ghost");
+    gp_sim_config_init (&cfg);
+    s = run (js, "fair-share", &cfg);
+    m = gp_sim_get_metrics (s);
+    assert_int_equal (m->n_done, 2);
+    assert_int_equal (m->jain_teams, 0);
+    assert_true (m->conservation_ok);
+    gp_sim_destroy (s);
+    gp_jobset_destroy (js);
+    clus.teams = NULL;
+    clus.n_teams = 0;
+}
+
+/* Every job larger than the cluster: all unfit, none run, the job count
+ * still balances (done + unfit + unfinished = jobs).
+ */
+static void test_all_unfit (void **state)
+{
+    (void)state;
+    mkcluster (2, 1, 0);
+    struct gp_jobset *js = gp_jobset_create ();
+    add (js, 0, 10, 4);
+    add (js, 5, 10, 8);
+    struct gp_sim_config cfg;
+    gp_sim_config_init (&cfg);
+    struct gp_sim *s = run (js, "fifo-backfill", &cfg);
+    const struct gp_sim_metrics *m = gp_sim_get_metrics (s);
+    assert_int_equal (m->n_unfit, 2);
+    assert_int_equal (m->n_done, 0);
+    assert_int_equal (m->jain_teams, 0);
+    assert_true (m->conservation_ok);
+    size_t n;
+    const struct gp_job_result *r = gp_sim_get_results (s, &n);
+    assert_int_equal (n, 2);
+    assert_int_equal (r[0].state, GP_JOB_UNFIT);
+    assert_true (r[1].first_start_s < 0);
+    gp_sim_destroy (s);
+    gp_jobset_destroy (js);
+}
+
 static char *write_tmp (const char *text)
 {
-    char *path = strdup ("/tmp/gp_fill_XXXXXX");
+    const char *dir = getenv ("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t len = strlen (dir) + sizeof "/gp_fill_XXXXXX";
+    char *path = malloc (len);
+    assert_non_null (path);
+    snprintf (path, len, "%s/gp_fill_XXXXXX", dir);
     int fd = mkstemp (path);
     assert_true (fd >= 0);
     assert_int_equal (write (fd, text, strlen (text)), (ssize_t)strlen (text));
@@ -336,6 +431,8 @@ int main (void)
         cmocka_unit_test (test_all_policies_conserve),
         cmocka_unit_test (test_shipped_traces),
         cmocka_unit_test (test_fill_by_hand),
+        cmocka_unit_test (test_jain_undeclared),
+        cmocka_unit_test (test_all_unfit),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

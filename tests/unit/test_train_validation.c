@@ -3,8 +3,9 @@
  *
  * Runs 'gpuplan validate training validation/training/training-public.csv
  * --json' (the gpuplan binary next to this test's build directory) and
- * checks the targets of the training-planner issue: throughput rows with
- * median absolute relative error <= 10 % and >= 80 % of rows within 20 %;
+ * checks the validation criteria of the training planner: throughput
+ * rows with median absolute relative error <= 10 % and >= 80 % of rows
+ * within 20 %;
  * campaign rows with median <= 25 %.  Every row must be reported.
  *
  * The MoE file validation/training/moe-published.csv (NeMo Megatron-Bridge

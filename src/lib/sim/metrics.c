@@ -233,6 +233,11 @@ int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
         sxx += x * x;
         nx++;
     }
+    /* Undefined when no team with jobs has an entitlement (e.g. quotas
+     * are given only to teams absent from the trace) or nothing ran:
+     * jain_teams = 0 then, and jain_index keeps the neutral 1.
+     */
+    m->jain_teams = sxx > 0 ? (size_t)nx : 0;
     m->jain_index = nx && sxx > 0 ? sx * sx / (nx * sxx) : 1;
     free (buf);
     free (buf2);
