@@ -299,7 +299,7 @@ struct gp_plan_option {
     double utilization;         /* simulated; 0 = unknown */
     double wait_p95_s;          /* simulated, all jobs */
     double starve_max_wait_s;   /* longest wait of a large job */
-    double jain_index;          /* fairness over teams */
+    double jain_index;          /* fairness over teams; -1 = n/a */
     size_t sim_jobs;
     size_t sim_unfinished;      /* jobs that never ran or never fit */
     /* Set when the teams' largest jobs together need more GPUs than the

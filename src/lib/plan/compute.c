@@ -499,6 +499,11 @@ void plan_simulate (struct gp_plan_spec *s,
         t->weight = s->teams[i].weight > 0 ? s->teams[i].weight : 1;
         t->priority = s->teams[i].priority;
         t->quota_gpus = o->quotas[i].gpus;
+        /* One cohort for the portfolio: a team runs a job larger than its
+         * quota by borrowing idle quota (Kueue cohort semantics), as the
+         * exported ClusterQueues would let it.
+         */
+        snprintf (t->cohort, sizeof t->cohort, "portfolio");
         t->borrowing_limit = -1;
         t->lending_limit = -1;
         cl.n_teams++;
@@ -566,7 +571,7 @@ void plan_simulate (struct gp_plan_spec *s,
     o->utilization = m->utilization;
     o->wait_p95_s = m->wait.p95_s;
     o->starve_max_wait_s = m->starve_large_max_wait_s;
-    o->jain_index = m->jain_index;
+    o->jain_index = m->jain_teams > 0 ? m->jain_index : -1.0; /* -1 = n/a */
     o->sim_jobs = m->n_jobs;
     o->sim_unfinished = m->n_unfinished + m->n_unfit;
     for (size_t i = 0; i < m->n_teams; i++) {

@@ -355,7 +355,8 @@ static json_t *option_json (const struct gp_plan_option *o)
     set (sim, "wait_p95_s", num_or_null (o->sim.code == 0, o->wait_p95_s));
     set (sim, "large_job_max_wait_s",
          num_or_null (o->sim.code == 0, o->starve_max_wait_s));
-    set (sim, "jain_fairness", num_or_null (o->sim.code == 0,
+    set (sim, "jain_fairness", num_or_null (o->sim.code == 0
+                                                && o->jain_index >= 0,
                                             o->jain_index));
     set (t, "simulation", sim);
     set (j, "tenancy", t);
@@ -787,10 +788,15 @@ static void render_textual (struct rbuf *b, const struct gp_plan_result *r,
             rb_printf (b, "; simulation: %s\n", o->sim.text);
             continue;
         }
+        char jain[16];
+        if (o->jain_index >= 0)
+            snprintf (jain, sizeof jain, "%.2f", o->jain_index);
+        else
+            snprintf (jain, sizeof jain, "n/a");
         rb_printf (b, "; simulated %zu jobs: utilization %.1f%%, p95 wait "
-                      "%.1f h, longest large-job wait %.1f h, Jain %.2f\n",
+                      "%.1f h, longest large-job wait %.1f h, Jain %s\n",
                    o->sim_jobs, 100 * o->utilization, o->wait_p95_s / 3600,
-                   o->starve_max_wait_s / 3600, o->jain_index);
+                   o->starve_max_wait_s / 3600, jain);
         if (o->queue_flag[0])
             rb_printf (b, "%s  FLAGGED: %s\n", md ? "  -" : "   ",
                        o->queue_flag);
