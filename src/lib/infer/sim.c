@@ -14,10 +14,12 @@
  * seeded generator, so runs are reproducible.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/infer.h"
+#include "../core/rng.h"
 
 struct req {
     double arrival, t_admit, t_first, t_done;
@@ -31,21 +33,12 @@ struct req {
     int admitted;
 };
 
-/* splitmix64 (Steele, Lea, Flood 2014) */
-static unsigned long long rng_next (unsigned long long *s)
+static double rng_u01 (uint64_t *s)
 {
-    unsigned long long z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    return gp__rng_u01 (s);
 }
 
-static double rng_u01 (unsigned long long *s)
-{
-    return ((rng_next (s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-static int draw_len (unsigned long long *s, double mean, enum gp_len_dist d,
+static int draw_len (uint64_t *s, double mean, enum gp_len_dist d,
                      double cv)
 {
     double v = mean;
@@ -140,7 +133,7 @@ int gp_infer_simulate (const struct gp_serve_model *m,
         free (s_ttft), free (s_tpot), free (s_e2e), free (s_q);
         return gp_errprintf (err, GP_ENOMEM, "simulate: out of memory");
     }
-    unsigned long long seed = w->seed ? w->seed : 42;
+    uint64_t seed = w->seed ? (uint64_t)w->seed : 42;
     double cap = m->kv_capacity_tokens;
     double hit = m->cfg.prefix_hit > 0 && m->cfg.prefix_hit < 1
                      ? m->cfg.prefix_hit

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sim_private.h"
+#include "../core/rng.h"
 
 /* ----------------------------- job heaps -------------------------------- */
 
@@ -230,11 +231,7 @@ static struct event ev_pop (struct gp_sim *s)
 
 static double unif (struct gp_sim *s)
 {
-    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+    return gp__rng_u01 (&s->rng);
 }
 
 /* -------------------------- policy accessors ---------------------------- */

@@ -23,6 +23,7 @@
 
 #include "gpuplan/csv.h"
 #include "sim_private.h"
+#include "../core/rng.h"
 
 #define MAX_GPN 16
 
@@ -318,10 +319,7 @@ struct fstate {
 
 static uint64_t mix (uint64_t *st)
 {
-    uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return gp__rng_next (st);
 }
 
 static uint64_t rnd (struct fstate *f)

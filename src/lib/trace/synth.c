@@ -12,13 +12,11 @@
 #include <string.h>
 
 #include "gpuplan/trace.h"
+#include "../core/rng.h"
 
 static uint64_t next (uint64_t *s)
 {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return gp__rng_next (s);
 }
 
 /* Uniform in (0, 1). */
