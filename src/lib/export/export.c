@@ -174,6 +174,21 @@ static void limits_free (struct limits *l)
     free (l->len);
 }
 
+/* The most GPUs team 't' may hold in pool 'i': quota plus borrowing limit
+ * in a cohort (the whole pool without a limit), the quota alone outside
+ * one, never more than the pool.
+ */
+static long long pool_cap (const struct gp_cluster *c,
+                           const struct gp_team *t, const struct limits *l,
+                           size_t i)
+{
+    long long pool = pool_gpus (&c->pools[i]);
+    long long most = t->cohort[0]
+                         ? (l->bor[i] >= 0 ? l->nom[i] + l->bor[i] : pool)
+                         : l->nom[i];
+    return most < pool ? most : pool;
+}
+
 /* Per-pool nominal quota, borrowing and lending limits of team 't'.
  * -1 in borrow/lend means "no limit" (the field is omitted).
  */
@@ -246,6 +261,18 @@ static void lower_copy (char *dst, size_t size, const char *src)
 static void weight_str (char *buf, size_t size, double w)
 {
     snprintf (buf, size, "%.6g", w);
+}
+
+/* Whether pool 'i' is the first pool whose accelerators are extended
+ * resource 'res' (one Kueue resource group / Volcano key per resource).
+ */
+static int first_of_resource (const struct gp_cluster *c, size_t i,
+                              const char *res)
+{
+    for (size_t k = 0; k < i; k++)
+        if (!strcmp (k8s_resource (c->pools[k].accel), res))
+            return 0;
+    return 1;
 }
 
 /* ============================== checks ================================= */
@@ -365,11 +392,7 @@ static void kueue (const struct gp_cluster *c, struct sb *b)
         /* One resource group per extended resource name. */
         for (size_t i = 0; i < c->n_pools; i++) {
             const char *res = k8s_resource (c->pools[i].accel);
-            int first = 1;
-            for (size_t k = 0; k < i; k++)
-                if (!strcmp (k8s_resource (c->pools[k].accel), res))
-                    first = 0;
-            if (!first)
+            if (!first_of_resource (c, i, res))
                 continue;
             sb_printf (b, "    - coveredResources: [\"%s\"]\n      flavors:\n",
                        res);
@@ -463,25 +486,14 @@ static void volcano (const struct gp_cluster *c, struct sb *b)
             sb_printf (b, "  %s:\n", pass == 0 ? "deserved" : "capability");
             for (size_t i = 0; i < c->n_pools; i++) {
                 const char *res = k8s_resource (c->pools[i].accel);
-                int first = 1;
-                for (size_t k = 0; k < i; k++)
-                    if (!strcmp (k8s_resource (c->pools[k].accel), res))
-                        first = 0;
-                if (!first)
+                if (!first_of_resource (c, i, res))
                     continue;
                 long long sum = 0, cap = 0;
                 for (size_t k = i; k < c->n_pools; k++) {
                     if (strcmp (k8s_resource (c->pools[k].accel), res))
                         continue;
                     sum += nom[k];
-                    long long most = t->cohort[0]
-                                         ? (bor[k] >= 0 ? nom[k] + bor[k]
-                                                        : pool_gpus (
-                                                            &c->pools[k]))
-                                         : nom[k];
-                    if (most > pool_gpus (&c->pools[k]))
-                        most = pool_gpus (&c->pools[k]);
-                    cap += most;
+                    cap += pool_cap (c, t, &l, k);
                 }
                 sb_printf (b, "    %s: %lld\n", res, pass == 0 ? sum : cap);
             }
@@ -621,15 +633,8 @@ static void sacctmgr (const struct gp_cluster *c, struct sb *b)
         const struct gp_team *t = &teams[ti];
         team_limits (c, t, nom, bor, len);
         long long cap = 0;
-        for (size_t i = 0; i < c->n_pools; i++) {
-            long long most = t->cohort[0] ? (bor[i] >= 0
-                                                 ? nom[i] + bor[i]
-                                                 : pool_gpus (&c->pools[i]))
-                                          : nom[i];
-            if (most > pool_gpus (&c->pools[i]))
-                most = pool_gpus (&c->pools[i]);
-            cap += most;
-        }
+        for (size_t i = 0; i < c->n_pools; i++)
+            cap += pool_cap (c, t, &l, i);
         double w = t->weight > 0 ? t->weight : 1.0;
         long long fs = (long long)llround (w * 100.0);
         if (fs < 1)
@@ -754,15 +759,8 @@ static void prometheus (const struct gp_cluster *c, struct sb *b)
         const struct gp_team *t = &teams[ti];
         team_limits (c, t, l.nom, l.bor, l.len);
         long long cap = 0;
-        for (size_t i = 0; i < c->n_pools; i++) {
-            long long most = t->cohort[0] ? (l.bor[i] >= 0
-                                                 ? l.nom[i] + l.bor[i]
-                                                 : pool_gpus (&c->pools[i]))
-                                          : l.nom[i];
-            if (most > pool_gpus (&c->pools[i]))
-                most = pool_gpus (&c->pools[i]);
-            cap += most;
-        }
+        for (size_t i = 0; i < c->n_pools; i++)
+            cap += pool_cap (c, t, &l, i);
         sb_printf (b,
                    "      - alert: GpuplanTeamOverQuota\n"
                    "        expr: count(DCGM_FI_DEV_GPU_UTIL{namespace=\"%s\"}) "
