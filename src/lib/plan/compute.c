@@ -22,8 +22,6 @@
 #include "gpuplan/train.h"
 #include "plan_private.h"
 
-#define HOURS_PER_MONTH (GP_HOURS_PER_YEAR / 12)
-#define MONTH_S (HOURS_PER_MONTH * 3600)
 
 static double A (struct gp_plan_spec *s, const char *key)
 {

@@ -19,7 +19,6 @@
 #include "gpuplan/train.h"
 #include "plan_private.h"
 
-#define HOURS_PER_MONTH (GP_HOURS_PER_YEAR / 12)
 
 struct ctx {
     struct gp_plan_spec *s;

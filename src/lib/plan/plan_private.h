@@ -2,7 +2,12 @@
 #ifndef GPUPLAN_PLAN_PRIVATE_H
 #define GPUPLAN_PLAN_PRIVATE_H
 
+#include "gpuplan/cost.h"
 #include "gpuplan/plan.h"
+
+/* A planning month: a twelfth of a 365-day year. */
+#define HOURS_PER_MONTH (GP_HOURS_PER_YEAR / 12)
+#define MONTH_S (HOURS_PER_MONTH * 3600)
 
 void plan_assume_defaults (struct gp_plan_spec *s);
 struct gp_assumption *plan_assume_find (struct gp_plan_spec *s,
