@@ -20,6 +20,7 @@
 
 #include "gpuplan/infer.h"
 #include "../core/rng.h"
+#include "../core/stats.h"
 
 struct req {
     double arrival, t_admit, t_first, t_done;
@@ -50,24 +51,7 @@ static int draw_len (uint64_t *s, double mean, enum gp_len_dist d,
     return r < 1 ? 1 : r > 100000000 ? 100000000 : (int)r;
 }
 
-static int cmp_dbl (const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
-/* Percentile 'p' in [0,1] of sorted 'v' (nearest rank). */
-static double pct (const double *v, size_t n, double p)
-{
-    if (n == 0)
-        return 0;
-    size_t k = (size_t)ceil (p * n);
-    if (k < 1)
-        k = 1;
-    if (k > n)
-        k = n;
-    return v[k - 1];
-}
 
 static double mean_of (const double *v, size_t n)
 {
@@ -358,7 +342,7 @@ int gp_infer_simulate (const struct gp_serve_model *m,
     double *done_t = s_e2e; /* reuse as scratch, refilled below */
     for (int i = 0; i < n; i++)
         done_t[i] = R[i].t_done;
-    qsort (done_t, (size_t)n, sizeof (double), cmp_dbl);
+    qsort (done_t, (size_t)n, sizeof (double), gp__cmp_double);
     double t0 = (skip > 0 && w->arrivals == GP_ARR_CLOSED) ? done_t[skip - 1]
                                                          : 0.0;
     double t_end = done_t[n - 1];
@@ -395,17 +379,17 @@ int gp_infer_simulate (const struct gp_serve_model *m,
     }
     res->ttft_mean_s = mean_of (s_ttft, k);
     res->tpot_mean_s = mean_of (s_tpot, kt);
-    qsort (s_ttft, k, sizeof (double), cmp_dbl);
-    qsort (s_tpot, kt, sizeof (double), cmp_dbl);
-    qsort (s_e2e, k, sizeof (double), cmp_dbl);
-    qsort (s_q, k, sizeof (double), cmp_dbl);
-    res->ttft_p50_s = pct (s_ttft, k, 0.50);
-    res->ttft_p95_s = pct (s_ttft, k, 0.95);
-    res->ttft_p99_s = pct (s_ttft, k, 0.99);
-    res->tpot_p50_s = pct (s_tpot, kt, 0.50);
-    res->tpot_p95_s = pct (s_tpot, kt, 0.95);
-    res->e2e_p95_s = pct (s_e2e, k, 0.95);
-    res->queue_p95_s = pct (s_q, k, 0.95);
+    qsort (s_ttft, k, sizeof (double), gp__cmp_double);
+    qsort (s_tpot, kt, sizeof (double), gp__cmp_double);
+    qsort (s_e2e, k, sizeof (double), gp__cmp_double);
+    qsort (s_q, k, sizeof (double), gp__cmp_double);
+    res->ttft_p50_s = gp__percentile (s_ttft, k, 0.50);
+    res->ttft_p95_s = gp__percentile (s_ttft, k, 0.95);
+    res->ttft_p99_s = gp__percentile (s_ttft, k, 0.99);
+    res->tpot_p50_s = gp__percentile (s_tpot, kt, 0.50);
+    res->tpot_p95_s = gp__percentile (s_tpot, kt, 0.95);
+    res->e2e_p95_s = gp__percentile (s_e2e, k, 0.95);
+    res->queue_p95_s = gp__percentile (s_q, k, 0.95);
     res->mean_batch = iters ? batch_sum / iters : 0;
     res->max_batch_seen = max_b;
     res->kv_peak_frac = cap > 0 ? kv_peak / cap : 0;

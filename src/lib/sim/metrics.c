@@ -10,24 +10,9 @@
 #include <string.h>
 
 #include "sim_private.h"
+#include "../core/stats.h"
 
-static int cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
-static double rank (const double *v, size_t n, double p)
-{
-    if (n == 0)
-        return 0;
-    size_t k = (size_t)ceil (p * (double)n);
-    if (k < 1)
-        k = 1;
-    if (k > n)
-        k = n;
-    return v[k - 1];
-}
 
 /* Sort 'v' and fill 'st'. */
 static void stats (double *v, size_t n, struct gp_wait_stats *st)
@@ -36,14 +21,14 @@ static void stats (double *v, size_t n, struct gp_wait_stats *st)
     st->n = n;
     if (n == 0)
         return;
-    qsort (v, n, sizeof *v, cmp_double);
+    qsort (v, n, sizeof *v, gp__cmp_double);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
     st->mean_s = sum / (double)n;
-    st->p50_s = rank (v, n, 0.50);
-    st->p95_s = rank (v, n, 0.95);
-    st->p99_s = rank (v, n, 0.99);
+    st->p50_s = gp__percentile (v, n, 0.50);
+    st->p95_s = gp__percentile (v, n, 0.95);
+    st->p99_s = gp__percentile (v, n, 0.99);
     st->max_s = v[n - 1];
 }
 
