@@ -63,7 +63,11 @@ struct gp_instance {
     double spot_usd_hr;
     double reserved_1y_usd_hr;
     double reserved_3y_usd_hr;
-    const char *price_date;
+    const char *price_date;    /* the source's date text, free form */
+    const char *price_as_of;   /* earliest date the source allows, e.g.
+                                  "2025-H2"; "" = undated */
+    const char *price_flags;   /* ';'-separated flags, e.g.
+                                  "suspect_flex_start"; "" = none */
     const char *source;
     const char *notes;
 };

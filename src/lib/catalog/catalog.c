@@ -38,6 +38,8 @@ enum ctype { C_STR, C_NUM, C_INT };
 
 enum cflags_b {
     C_REQUIRED = 1, /* must be non-empty */
+    C_OPTCOL = 2,   /* the column may be absent (older override files):
+                       its cells read as empty */
 };
 
 struct col {
@@ -104,6 +106,8 @@ static const struct col instance_cols[] = {
     {"reserved_1y_usd_hr", C_NUM, I (reserved_1y_usd_hr), 1.0, 0},
     {"reserved_3y_usd_hr", C_NUM, I (reserved_3y_usd_hr), 1.0, 0},
     {"price_date", C_STR, I (price_date), 0, 0},
+    {"price_as_of", C_STR, I (price_as_of), 0, C_OPTCOL},
+    {"price_flags", C_STR, I (price_flags), 0, C_OPTCOL},
     {"source", C_STR, I (source), 0, 0},
     {"notes", C_STR, I (notes), 0, 0},
     {NULL, C_STR, 0, 0, 0},
@@ -287,7 +291,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         for (const struct col *c = L->cols; c->name; c++)
             L->map[ncols++] = gp_csv_col (row, c->name);
         for (size_t i = 0; i < ncols; i++)
-            if (L->map[i] < 0)
+            if (L->map[i] < 0 && !(L->cols[i].flags & C_OPTCOL))
                 return gp_errprintf (err, GP_EPARSE,
                                      "%s:%zu: missing column '%s'", L->name,
                                      row->line, L->cols[i].name);
@@ -318,7 +322,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
     char *base = (char *)&rec;
     size_t k = 0;
     for (const struct col *c = L->cols; c->name; c++, k++) {
-        const char *cell = row->fields[L->map[k]];
+        const char *cell = L->map[k] >= 0 ? row->fields[L->map[k]] : "";
         if ((c->flags & C_REQUIRED) && !*cell)
             return gp_errprintf (err, GP_EPARSE,
                                  "%s:%zu: column '%s' must not be empty",

@@ -1,0 +1,109 @@
+/* defaults.c - the defaults registry (include/gpuplan/defaults.h).
+ *
+ * The rows come from GP_DEFAULTS_MAP; lookups by key are linear (the table
+ * is small and read at set-up, never on a hot path).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "gpuplan/defaults.h"
+
+static const struct gp_default_info rows[GP_DEF__COUNT] = {
+#define GP__DEF_ROW(id, key, value, unit, users, source)                      \
+    {GP_DEF_##id, key, value, unit, users, source},
+    GP_DEFAULTS_MAP (GP__DEF_ROW)
+#undef GP__DEF_ROW
+};
+
+size_t gp_defaults_count (void)
+{
+    return GP_DEF__COUNT;
+}
+
+const struct gp_default_info *gp_default_info (size_t i)
+{
+    return i < GP_DEF__COUNT ? &rows[i] : NULL;
+}
+
+void gp_defaults_init (struct gp_defaults *d)
+{
+    for (size_t i = 0; i < GP_DEF__COUNT; i++) {
+        d->v[i] = rows[i].value;
+        d->overridden[i] = 0;
+    }
+}
+
+/* Levenshtein distance of two short strings (capped at 63 characters). */
+static size_t edit_distance (const char *a, const char *b)
+{
+    size_t la = strlen (a), lb = strlen (b);
+    if (la > 63)
+        la = 63;
+    if (lb > 63)
+        lb = 63;
+    size_t prev[64], cur[64];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy (prev, cur, (lb + 1) * sizeof prev[0]);
+    }
+    return prev[lb];
+}
+
+int gp_default_lookup (const char *key, gp_error_t *err)
+{
+    if (!key)
+        return gp_errprintf (err, GP_EINVAL, "defaults: no key given");
+    size_t best = GP_DEF__COUNT, best_d = (size_t)-1;
+    for (size_t i = 0; i < GP_DEF__COUNT; i++) {
+        if (strcmp (rows[i].key, key) == 0)
+            return (int)i;
+        /* A key without its "model." prefix also suggests the row. */
+        const char *dot = strchr (rows[i].key, '.');
+        size_t d = edit_distance (key, rows[i].key);
+        if (dot) {
+            size_t d2 = edit_distance (key, dot + 1);
+            if (d2 < d)
+                d = d2;
+        }
+        if (d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    if (best < GP_DEF__COUNT && best_d <= strlen (key) / 2 + 2)
+        return gp_errprintf (err, GP_ENOTFOUND,
+                             "unknown default '%s' (did you mean '%s'?)", key,
+                             rows[best].key);
+    return gp_errprintf (err, GP_ENOTFOUND,
+                         "unknown default '%s' (`gpuplan assumptions` lists "
+                         "them)", key);
+}
+
+int gp_defaults_set (struct gp_defaults *d, const char *key, double value,
+                     gp_error_t *err)
+{
+    int id = gp_default_lookup (key, err);
+    if (id < 0)
+        return id;
+    if (!isfinite (value) || value < 0)
+        return gp_errprintf (err, GP_ERANGE,
+                             "default '%s': %g is not a finite value >= 0",
+                             key, value);
+    d->v[id] = value;
+    d->overridden[id] = 1;
+    return 0;
+}
+
+double gp_default (const struct gp_defaults *d, enum gp_default_id id)
+{
+    if ((unsigned)id >= GP_DEF__COUNT)
+        return NAN;
+    return d ? d->v[id] : rows[id].value;
+}
