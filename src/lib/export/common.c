@@ -221,7 +221,8 @@ int gp__first_of_resource (const struct gp_cluster *c, size_t i,
 
 /* ============================== checks ================================= */
 
-int gp__export_check_names (const struct gp_cluster *c, int k8s, gp_error_t *err)
+int gp__export_check_names (const struct gp_cluster *c, int k8s,
+                            gp_error_t *err)
 {
     for (size_t i = 0; i < c->n_pools; i++) {
         const char *n = c->pools[i].name;

@@ -157,8 +157,8 @@ json_t *gp_catalog_list_json (const struct gp_catalog *cat,
         break;
     case GP_CATALOG_INSTANCES:
         for (size_t i = 0; i < gp_catalog_n_instances (cat); i++)
-            json_array_append_new (arr,
-                                   instance_json (gp_catalog_instance (cat, i)));
+            json_array_append_new (
+                arr, instance_json (gp_catalog_instance (cat, i)));
         break;
     case GP_CATALOG_MIG:
         for (size_t i = 0; i < gp_catalog_n_mig (cat); i++)

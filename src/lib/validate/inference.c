@@ -16,25 +16,25 @@ static int summarise (struct gp_infer_validation *v)
     int rc = -1;
     memset (&ttft, 0, sizeof ttft);
     memset (&tpot, 0, sizeof tpot);
-    if (val_acc_init (&thr, n) || val_acc_init (&ttft, n)
-        || val_acc_init (&tpot, n))
+    if (gp__val_acc_init (&thr, n) || gp__val_acc_init (&ttft, n)
+        || gp__val_acc_init (&tpot, n))
         goto done;
     for (size_t i = 0; i < n; i++) {
         const struct gp_infer_val_row *r = &v->val.rows[i];
-        val_acc_add (&thr, r->ok, r->rel_err);
+        gp__val_acc_add (&thr, r->ok, r->rel_err);
         if (r->ok && r->ttft_meas_s > 0)
-            val_acc_add (&ttft, 1, r->ttft_rel_err);
+            gp__val_acc_add (&ttft, 1, r->ttft_rel_err);
         if (r->ok && r->tpot_meas_s > 0)
-            val_acc_add (&tpot, 1, r->tpot_rel_err);
+            gp__val_acc_add (&tpot, 1, r->tpot_rel_err);
     }
-    val_acc_summary (&thr, "output_tokens_per_s", &v->throughput);
-    val_acc_summary (&ttft, "ttft", &v->ttft);
-    val_acc_summary (&tpot, "tpot", &v->tpot);
+    gp__val_acc_summary (&thr, "output_tokens_per_s", &v->throughput);
+    gp__val_acc_summary (&ttft, "ttft", &v->ttft);
+    gp__val_acc_summary (&tpot, "tpot", &v->tpot);
     rc = 0;
 done:
-    val_acc_free (&thr);
-    val_acc_free (&ttft);
-    val_acc_free (&tpot);
+    gp__val_acc_free (&thr);
+    gp__val_acc_free (&ttft);
+    gp__val_acc_free (&tpot);
     return rc;
 }
 

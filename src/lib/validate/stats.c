@@ -8,20 +8,20 @@
 
 #include "validate_private.h"
 
-int val_acc_init (struct val_acc *a, size_t cap)
+int gp__val_acc_init (struct val_acc *a, size_t cap)
 {
     memset (a, 0, sizeof *a);
     a->errs = calloc (cap ? cap : 1, sizeof *a->errs);
     return a->errs ? 0 : -1;
 }
 
-void val_acc_free (struct val_acc *a)
+void gp__val_acc_free (struct val_acc *a)
 {
     free (a->errs);
     a->errs = NULL;
 }
 
-void val_acc_add (struct val_acc *a, int ok, double rel_err)
+void gp__val_acc_add (struct val_acc *a, int ok, double rel_err)
 {
     a->n_all++;
     if (ok)
@@ -34,8 +34,8 @@ static int cmp_d (const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void val_acc_summary (struct val_acc *a, const char *name,
-                      struct gp_val_summary *s)
+void gp__val_acc_summary (struct val_acc *a, const char *name,
+                          struct gp_val_summary *s)
 {
     memset (s, 0, sizeof *s);
     snprintf (s->name, sizeof s->name, "%s", name);

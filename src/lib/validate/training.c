@@ -510,8 +510,8 @@ static int summarise (struct gp_validation *v)
     long *fi = calloc (n ? n : 1, sizeof *fi);
     size_t cap = 0;
     int rc = -1;
-    if (!fi || val_acc_init (&all, n) || val_acc_init (&kind[0], n)
-        || val_acc_init (&kind[1], n))
+    if (!fi || gp__val_acc_init (&all, n) || gp__val_acc_init (&kind[0], n)
+        || gp__val_acc_init (&kind[1], n))
         goto done;
     for (size_t i = 0; i < n; i++) {
         fi[i] = family_index (v, v->rows[i].id, &cap);
@@ -522,29 +522,29 @@ static int summarise (struct gp_validation *v)
     if (!fam)
         goto done;
     for (size_t f = 0; f < v->n_families; f++)
-        if (val_acc_init (&fam[f], n))
+        if (gp__val_acc_init (&fam[f], n))
             goto done;
     for (size_t i = 0; i < n; i++) {
         const struct gp_val_row *r = &v->rows[i];
-        val_acc_add (&all, r->ok, r->rel_err);
-        val_acc_add (&kind[r->kind], r->ok, r->rel_err);
-        val_acc_add (&fam[fi[i]], r->ok, r->rel_err);
+        gp__val_acc_add (&all, r->ok, r->rel_err);
+        gp__val_acc_add (&kind[r->kind], r->ok, r->rel_err);
+        gp__val_acc_add (&fam[fi[i]], r->ok, r->rel_err);
     }
-    val_acc_summary (&all, "all", &v->all);
-    val_acc_summary (&kind[0], "throughput", &v->by_kind[0]);
-    val_acc_summary (&kind[1], "campaign", &v->by_kind[1]);
+    gp__val_acc_summary (&all, "all", &v->all);
+    gp__val_acc_summary (&kind[0], "throughput", &v->by_kind[0]);
+    gp__val_acc_summary (&kind[1], "campaign", &v->by_kind[1]);
     for (size_t f = 0; f < v->n_families; f++) {
         char name[sizeof v->by_family[f].name];
         memcpy (name, v->by_family[f].name, sizeof name);
-        val_acc_summary (&fam[f], name, &v->by_family[f]);
+        gp__val_acc_summary (&fam[f], name, &v->by_family[f]);
     }
     rc = 0;
 done:
-    val_acc_free (&all);
-    val_acc_free (&kind[0]);
-    val_acc_free (&kind[1]);
+    gp__val_acc_free (&all);
+    gp__val_acc_free (&kind[0]);
+    gp__val_acc_free (&kind[1]);
     for (size_t f = 0; fam && f < v->n_families; f++)
-        val_acc_free (&fam[f]);
+        gp__val_acc_free (&fam[f]);
     free (fam);
     free (fi);
     return rc;

@@ -15,16 +15,16 @@ struct val_acc {
 };
 
 /* Room for 'cap' rows; 0 or -1 on allocation failure. */
-int val_acc_init (struct val_acc *a, size_t cap);
-void val_acc_free (struct val_acc *a);
+int gp__val_acc_init (struct val_acc *a, size_t cap);
+void gp__val_acc_free (struct val_acc *a);
 
 /* Count one row; its error 'rel_err' enters the statistics when 'ok'. */
-void val_acc_add (struct val_acc *a, int ok, double rel_err);
+void gp__val_acc_add (struct val_acc *a, int ok, double rel_err);
 
 /* Median and shares within 10/20/30 % of 'a' (sorts 'a->errs') into 's',
  * named 'name'.
  */
-void val_acc_summary (struct val_acc *a, const char *name,
-                      struct gp_val_summary *s);
+void gp__val_acc_summary (struct val_acc *a, const char *name,
+                          struct gp_val_summary *s);
 
 #endif
