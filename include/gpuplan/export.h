@@ -32,10 +32,11 @@ struct gp_export_file {
     char *text;    /* NUL-terminated contents, owned by the export */
 };
 
-#define GP_EXPORT_MAX_FILES 8
-
+/* The files of one target, in the order the target writes them; the
+ * array grows with the target (no fixed cap).
+ */
 struct gp_export {
-    struct gp_export_file files[GP_EXPORT_MAX_FILES];
+    struct gp_export_file *files;
     size_t n_files;
     enum gp_export_target target; /* the target rendered */
 };

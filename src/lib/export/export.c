@@ -57,15 +57,20 @@ void gp_export_destroy (struct gp_export *x)
         return;
     for (size_t i = 0; i < x->n_files; i++)
         free (x->files[i].text);
+    free (x->files);
     free (x);
 }
 
 int gp__export_add_file (struct gp_export *x, const char *name, struct sb *b)
 {
-    if (b->oom || !b->s || x->n_files >= GP_EXPORT_MAX_FILES) {
+    struct gp_export_file *p = NULL;
+    if (!b->oom && b->s)
+        p = realloc (x->files, (x->n_files + 1) * sizeof *p);
+    if (!p) {
         free (b->s);
         return -1;
     }
+    x->files = p;
     struct gp_export_file *f = &x->files[x->n_files++];
     snprintf (f->name, sizeof f->name, "%s", name);
     f->text = b->s;

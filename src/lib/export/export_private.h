@@ -23,7 +23,7 @@ void gp__sb_printf (struct sb *b, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
 /* Append the text of 'b' to 'x' as file 'name' ('x' takes it).  Returns 0,
- * or -1 after an allocation failure or with no room (the text is freed).
+ * or -1 after an allocation failure (the text is freed).
  */
 int gp__export_add_file (struct gp_export *x, const char *name,
                          struct sb *b);
