@@ -1,12 +1,7 @@
-/* cmd_validate.c - 'gpuplan validate training FILE.csv': predict published
- * training measurements row by row and report the error.
- *
- * Each row is predicted from its own columns plus the catalog and the model
- * zoo.  Blank layout fields are chosen by the layout search (the fastest
- * layout that fits, with the row's fixed fields held); blank architecture
- * fields get the documented defaults of docs/model/training.md
- * ("Validation").  Rows that cannot be modelled are listed with the reason,
- * never dropped.  'validate inference' is delegated to
+/* cmd_validate.c - 'gpuplan validate training FILE.csv': parse the flags
+ * into a gp_validate_request, call gp_validate_training() once (the
+ * predictions and summaries are made in src/lib/validate/) and render the
+ * result as a table or JSON.  'validate inference' is delegated to
  * cmd_validate_inference().
  */
 #include <getopt.h>

@@ -1,9 +1,9 @@
-/* cmd_validate_infer.c - 'gpuplan validate inference FILE.csv': predict
- * published serving measurements row by row and summarise the errors.
- * Called by the 'validate' dispatcher with argv[0] = "inference".
+/* cmd_validate_infer.c - 'gpuplan validate inference FILE.csv': one call
+ * to gp_validate_inference() (rows and error summaries), rendered as a
+ * table or JSON.  Called by the 'validate' dispatcher with argv[0] =
+ * "inference".
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
