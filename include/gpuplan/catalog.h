@@ -107,8 +107,17 @@ struct gp_catalog;
  * gp_catalog_destroy(), or NULL with 'err' set.
  */
 struct gp_catalog *gp_catalog_load (const char *dir, gp_error_t *err);
+
+/* Free a catalog and every row it holds (rows borrowed from it become
+ * invalid); NULL is a no-op.
+ */
 void gp_catalog_destroy (struct gp_catalog *cat);
 
+/* Row counts and rows by index, in file order (embedded rows first, then
+ * new keys from the override directory).  A count of a NULL catalog is 0;
+ * a row index out of range (or a NULL catalog) gives NULL, never a zeroed
+ * row.  Rows are borrowed from 'cat'.
+ */
 size_t gp_catalog_n_accels (const struct gp_catalog *cat);
 const struct gp_accel *gp_catalog_accel (const struct gp_catalog *cat,
                                          size_t i);
@@ -140,8 +149,10 @@ const struct gp_instance *gp_catalog_find_instance (
     const char *region,
     gp_error_t *err);
 
-/* Find a part value by id and key; returns 0 and sets '*value', or
- * GP_ENOTFOUND.
+/* Find a part value by id and key (exact, case-sensitive); returns 0 and
+ * sets '*value' (in the row's unit), GP_ENOTFOUND for an unknown id.key or
+ * a row that carries text only (never a silent 0), GP_EINVAL for NULL
+ * arguments.  '*value' is untouched on failure.
  */
 int gp_catalog_part_value (const struct gp_catalog *cat,
                            const char *id,
@@ -151,9 +162,20 @@ int gp_catalog_part_value (const struct gp_catalog *cat,
 
 /* Peak dense tensor FLOP/s of 'a' for a precision name ("bf16", "fp16",
  * "fp8", "fp4", "tf32", "fp32", "int8"), or 0 when unknown.  "bf16" falls
- * back to fp16 on parts without BF16 (e.g. V100).
+ * back to fp16 on parts without BF16 (e.g. V100).  Callers that must tell
+ * an unknown name from an unpublished peak use gp_accel_peak_flops_lookup().
  */
 double gp_accel_peak_flops (const struct gp_accel *a, const char *precision);
+
+/* The same peak with the failure reported: returns 0 and '*flops' (FLOP/s,
+ * > 0), GP_ENOTFOUND when 'precision' is not one of the names above or the
+ * catalog has no peak for it on 'a' (the message says which), GP_EINVAL
+ * for NULL arguments.  '*flops' is untouched on failure.
+ */
+int gp_accel_peak_flops_lookup (const struct gp_accel *a,
+                                const char *precision,
+                                double *flops,
+                                gp_error_t *err);
 
 /* Write up to 'max' ids from 'ids' closest to 'name' (edit distance,
  * case-insensitive) into 'out' as "A, B, C".  Returns the number written.
@@ -165,6 +187,98 @@ size_t gp_closest_names (const char *name,
                          size_t max,
                          char *out,
                          size_t out_size);
+
+/* ============================== queries ================================= */
+
+/* The tables of 'gpuplan catalog list'. */
+enum gp_catalog_table {
+    GP_CATALOG_ACCELERATORS,
+    GP_CATALOG_INSTANCES,
+    GP_CATALOG_MIG,
+    GP_CATALOG_PARTS,
+};
+
+/* Parse "accelerators", "instances", "mig" or "parts".  Returns 0, or
+ * GP_ENOTFOUND ("unknown table 'x'; expected ...") / GP_EINVAL for NULL.
+ */
+int gp_catalog_table_parse (const char *s,
+                            enum gp_catalog_table *t,
+                            gp_error_t *err);
+
+/* The name of a table ("accelerators", ...); a static string. */
+const char *gp_catalog_table_str (enum gp_catalog_table t);
+
+/* The kind of one catalog row. */
+enum gp_catalog_kind {
+    GP_CATALOG_ACCEL,
+    GP_CATALOG_MIG_PROFILE,
+    GP_CATALOG_INSTANCE,
+    GP_CATALOG_PART,
+};
+
+/* "accelerator", "mig_profile", "instance", "part"; a static string. */
+const char *gp_catalog_kind_str (enum gp_catalog_kind k);
+
+/* One row of any table, borrowed from the catalog: the member that
+ * 'kind' names is set.
+ */
+struct gp_catalog_ref {
+    enum gp_catalog_kind kind;
+    const struct gp_accel *accel;
+    const struct gp_mig_profile *mig;
+    const struct gp_instance *instance;
+    const struct gp_part *part;
+};
+
+/* Every row whose id is the one asked for. */
+struct gp_catalog_match {
+    char *id;                    /* the id as asked */
+    const struct gp_accel *accel;/* the accelerator of that id, or NULL */
+    struct gp_catalog_ref *rows; /* the accelerator, then its MIG profiles,
+                                    then instance rows (every region), then
+                                    part rows */
+    size_t n_rows;               /* >= 1 */
+};
+
+/* Find every row whose id is 'id' (case-insensitive): an accelerator with
+ * its MIG profiles, instance rows of every region, part rows.  Returns 0
+ * and '*out' (free with gp_catalog_match_destroy(); the rows stay borrowed
+ * from 'cat', which must outlive it), or GP_ENOTFOUND with the closest
+ * ids of all tables in the message ("unknown catalog id 'x'; did you mean
+ * A, B?"), GP_EINVAL for NULL arguments, GP_ENOMEM.
+ */
+int gp_catalog_show (const struct gp_catalog *cat,
+                     const char *id,
+                     struct gp_catalog_match **out,
+                     gp_error_t *err);
+
+/* Free a match (not the rows, which belong to the catalog); NULL is a
+ * no-op.
+ */
+void gp_catalog_match_destroy (struct gp_catalog_match *m);
+
+/* ============================ JSON renderers ============================ */
+
+struct json_t;
+
+/* JSON of one table: {"table": name, "rows": [...]} in catalog units (GB,
+ * TB/s, TFLOP/s, W, USD per node-hour; null = unknown).  A new reference
+ * the caller releases with json_decref(); NULL on allocation failure or a
+ * NULL catalog.
+ */
+struct json_t *gp_catalog_list_json (const struct gp_catalog *cat,
+                                     enum gp_catalog_table t);
+
+/* JSON of one row in the units above, ending with "kind".  Caller owns;
+ * NULL on allocation failure.
+ */
+struct json_t *gp_catalog_ref_json (const struct gp_catalog_ref *r);
+
+/* JSON of a match: for an accelerator id its object with "mig_profiles"
+ * nested, otherwise {"id", "rows": [...]}.  Caller owns; NULL on
+ * allocation failure.
+ */
+struct json_t *gp_catalog_match_json (const struct gp_catalog_match *m);
 
 #ifdef __cplusplus
 }

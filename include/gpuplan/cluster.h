@@ -116,6 +116,26 @@ struct gp_cluster_totals {
 void gp_cluster_totals (const struct gp_cluster *c,
                         struct gp_cluster_totals *t);
 
+/* The same figures for pool 'i' of 'c' alone.  Returns 0, or GP_ERANGE
+ * when 'i' is not a pool of 'c' (GP_EINVAL for NULL arguments), with '*t'
+ * zeroed.
+ */
+int gp_cluster_pool_totals (const struct gp_cluster *c,
+                            size_t i,
+                            struct gp_cluster_totals *t,
+                            gp_error_t *err);
+
+struct json_t;
+
+/* JSON of a cluster: {"name", "pools": [{totals..., "name", "accelerator",
+ * "gpus_per_node", "scale_up_domain", "accelerator_source"}], "total":
+ * {nodes, gpus, hbm_bytes, hbm_bw_bytes_per_s, bf16_dense_flops,
+ * fp8_dense_flops, gpu_tdp_w, incomplete}} in SI units
+ * (docs/formats/cluster.md).  A new reference the caller releases with
+ * json_decref(); NULL on allocation failure or a NULL cluster.
+ */
+struct json_t *gp_cluster_json (const struct gp_cluster *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,28 +32,49 @@ struct gp_export_file {
     char *text;    /* NUL-terminated contents, owned by the export */
 };
 
-#define GP_EXPORT_MAX_FILES 8
-
+/* The files of one target, in the order the target writes them; the
+ * array grows with the target (no fixed cap).
+ */
 struct gp_export {
-    struct gp_export_file files[GP_EXPORT_MAX_FILES];
+    struct gp_export_file *files;
     size_t n_files;
+    enum gp_export_target target; /* the target rendered */
 };
 
-/* Parse "kueue", "volcano", "slurm" or "prometheus".  Returns 0 or GP_ENOTFOUND. */
+/* Parse "kueue", "volcano", "slurm" or "prometheus" into '*t'.  Returns
+ * 0, GP_ENOTFOUND naming the known targets, or GP_EINVAL for NULL
+ * arguments; '*t' is untouched on failure.
+ */
 int gp_export_target_parse (const char *s,
                             enum gp_export_target *t,
                             gp_error_t *err);
 
+/* The name of a target ("kueue", ...), "unknown" for a value outside the
+ * enum; a static string.
+ */
+const char *gp_export_target_str (enum gp_export_target t);
+
 /* Render 'c' for target 't' into a new export the caller frees with
  * gp_export_destroy().  Fails with GP_EINVAL when a name cannot be used
  * by the target (Kubernetes names are DNS-1123 labels; Slurm names are
- * [A-Za-z0-9_-]), naming the offending spec field.
+ * [A-Za-z0-9_-]), naming the offending spec field; GP_EINVAL for an empty
+ * cluster or a target outside the enum, GP_ENOMEM.  Returns NULL with
+ * 'err' set on failure.
  */
 struct gp_export *gp_export_render (const struct gp_cluster *c,
                                     enum gp_export_target t,
                                     gp_error_t *err);
 
+/* Free an export and its texts; NULL is a no-op. */
 void gp_export_destroy (struct gp_export *x);
+
+struct json_t;
+
+/* JSON of an export: {"target": name, "files": [{"name", "text"}]}.  A new
+ * reference the caller releases with json_decref(); NULL on allocation
+ * failure or a NULL export.
+ */
+struct json_t *gp_export_json (const struct gp_export *x);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@
 #include "gpuplan/trace.h"
 #include "gpuplan/train.h"
 #include "gpuplan/units.h"
+#include "gpuplan/validate.h"
 #include "gpuplan/version.h"
 
 #endif

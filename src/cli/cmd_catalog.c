@@ -2,7 +2,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 
@@ -43,120 +42,6 @@ const char cmd_catalog_help[] =
     "    gpuplan catalog list\n"
     "    gpuplan catalog list instances\n"
     "    gpuplan catalog show H100-SXM --json\n";
-
-/* ======================== JSON of catalog rows ========================= */
-
-static json_t *jstr (const char *s)
-{
-    return s && *s ? json_string (s) : json_null ();
-}
-
-static json_t *accel_json (const struct gp_accel *a)
-{
-    json_t *o = json_object ();
-    json_object_set_new (o, "id", jstr (a->id));
-    json_object_set_new (o, "name", jstr (a->name));
-    json_object_set_new (o, "vendor", jstr (a->vendor));
-    json_object_set_new (o, "memory_gb", cli_json_known (a->mem_bytes / 1e9));
-    json_object_set_new (o, "mem_bw_tbs", cli_json_known (a->mem_bw / 1e12));
-    json_object_set_new (o, "bf16_dense_tflops",
-                         cli_json_known (a->bf16_flops / 1e12));
-    json_object_set_new (o, "bf16_sparse_tflops",
-                         cli_json_known (a->bf16_sparse_flops / 1e12));
-    json_object_set_new (o, "fp16_dense_tflops",
-                         cli_json_known (a->fp16_flops / 1e12));
-    json_object_set_new (o, "fp8_dense_tflops",
-                         cli_json_known (a->fp8_flops / 1e12));
-    json_object_set_new (o, "fp4_dense_tflops",
-                         cli_json_known (a->fp4_flops / 1e12));
-    json_object_set_new (o, "int8_dense_tops",
-                         cli_json_known (a->int8_ops / 1e12));
-    json_object_set_new (o, "tf32_dense_tflops",
-                         cli_json_known (a->tf32_flops / 1e12));
-    json_object_set_new (o, "fp32_tflops",
-                         cli_json_known (a->fp32_flops / 1e12));
-    json_object_set_new (o, "scale_up_link", jstr (a->scale_up_link));
-    json_object_set_new (o, "scale_up_bw_gbs_bidir",
-                         cli_json_known (a->scale_up_bw / 1e9));
-    json_object_set_new (o, "scale_up_domain_gpus",
-                         a->scale_up_domain > 0
-                             ? json_integer (a->scale_up_domain)
-                             : json_null ());
-    json_object_set_new (o, "tdp_w", cli_json_known (a->tdp_w));
-    json_object_set_new (o, "form_factor", jstr (a->form_factor));
-    json_object_set_new (o, "release_year",
-                         a->release_year ? json_integer (a->release_year)
-                                         : json_null ());
-    json_object_set_new (o, "source", jstr (a->source));
-    json_object_set_new (o, "source_date", jstr (a->source_date));
-    json_object_set_new (o, "notes", jstr (a->notes));
-    return o;
-}
-
-static json_t *instance_json (const struct gp_instance *in)
-{
-    json_t *o = json_object ();
-    json_object_set_new (o, "cloud", jstr (in->cloud));
-    json_object_set_new (o, "instance", jstr (in->id));
-    json_object_set_new (o, "region", jstr (in->region));
-    json_object_set_new (o, "accelerator_id", jstr (in->accel_id));
-    json_object_set_new (o, "accelerators_per_node",
-                         json_integer (in->n_accels));
-    json_object_set_new (o, "vcpus",
-                         in->vcpus ? json_integer (in->vcpus) : json_null ());
-    json_object_set_new (o, "memory_gib",
-                         cli_json_known (in->mem_bytes / 1073741824.0));
-    json_object_set_new (o, "network_gbps",
-                         cli_json_known (in->net_bw * 8.0 / 1e9));
-    json_object_set_new (o, "fabric", jstr (in->fabric));
-    json_object_set_new (o, "interconnect", jstr (in->interconnect));
-    json_object_set_new (o, "local_nvme_tb",
-                         cli_json_known (in->local_nvme_bytes / 1e12));
-    json_object_set_new (o, "on_demand_usd_hr",
-                         cli_json_known (in->on_demand_usd_hr));
-    json_object_set_new (o, "spot_usd_hr", cli_json_known (in->spot_usd_hr));
-    json_object_set_new (o, "reserved_1y_usd_hr",
-                         cli_json_known (in->reserved_1y_usd_hr));
-    json_object_set_new (o, "reserved_3y_usd_hr",
-                         cli_json_known (in->reserved_3y_usd_hr));
-    json_object_set_new (o, "price_date", jstr (in->price_date));
-    json_object_set_new (o, "source", jstr (in->source));
-    json_object_set_new (o, "notes", jstr (in->notes));
-    return o;
-}
-
-static json_t *mig_json (const struct gp_mig_profile *m)
-{
-    json_t *o = json_object ();
-    json_object_set_new (o, "accelerator_id", jstr (m->accel_id));
-    json_object_set_new (o, "profile", jstr (m->profile));
-    json_object_set_new (o, "compute_slices", json_integer (m->compute_slices));
-    json_object_set_new (o, "memory_gb", json_real (m->mem_bytes / 1e9));
-    json_object_set_new (o, "max_instances", json_integer (m->max_instances));
-    json_object_set_new (o, "media_extensions",
-                         json_boolean (m->media_extensions));
-    json_object_set_new (o, "source", jstr (m->source));
-    json_object_set_new (o, "source_date", jstr (m->source_date));
-    json_object_set_new (o, "notes", jstr (m->notes));
-    return o;
-}
-
-static json_t *part_json (const struct gp_part *p)
-{
-    json_t *o = json_object ();
-    json_object_set_new (o, "category", jstr (p->category));
-    json_object_set_new (o, "id", jstr (p->id));
-    json_object_set_new (o, "item", jstr (p->item));
-    json_object_set_new (o, "key", jstr (p->key));
-    json_object_set_new (o, "value",
-                         p->has_value ? json_real (p->value) : json_null ());
-    json_object_set_new (o, "unit", jstr (p->unit));
-    json_object_set_new (o, "text", jstr (p->text));
-    json_object_set_new (o, "source", jstr (p->source));
-    json_object_set_new (o, "source_date", jstr (p->source_date));
-    json_object_set_new (o, "notes", jstr (p->notes));
-    return o;
-}
 
 /* ============================ text output ============================== */
 
@@ -272,111 +157,41 @@ static void print_kv (json_t *o)
 
 static int show (const struct gp_catalog *cat, const char *id, int as_json)
 {
-    json_t *found = json_array ();
-    const struct gp_accel *a = NULL;
-    for (size_t i = 0; i < gp_catalog_n_accels (cat); i++)
-        if (strcasecmp (gp_catalog_accel (cat, i)->id, id) == 0)
-            a = gp_catalog_accel (cat, i);
-    if (a) {
-        json_t *o = accel_json (a);
-        json_object_set_new (o, "kind", json_string ("accelerator"));
-        json_array_append_new (found, o);
-        for (size_t i = 0; i < gp_catalog_n_mig (cat); i++)
-            if (strcasecmp (gp_catalog_mig (cat, i)->accel_id, id) == 0) {
-                json_t *m = mig_json (gp_catalog_mig (cat, i));
-                json_object_set_new (m, "kind", json_string ("mig_profile"));
-                json_array_append_new (found, m);
-            }
-    }
-    for (size_t i = 0; i < gp_catalog_n_instances (cat); i++)
-        if (strcasecmp (gp_catalog_instance (cat, i)->id, id) == 0) {
-            json_t *o = instance_json (gp_catalog_instance (cat, i));
-            json_object_set_new (o, "kind", json_string ("instance"));
-            json_array_append_new (found, o);
+    gp_error_t err = {0};
+    struct gp_catalog_match *m = NULL;
+    if (gp_catalog_show (cat, id, &m, &err))
+        return err.code == GP_ENOTFOUND ? cli_usage_error ("%s", err.text)
+                                        : cli_fail (&err);
+    int rc = EXIT_OK;
+    if (as_json)
+        rc = cli_print_json (gp_catalog_match_json (m));
+    else
+        for (size_t i = 0; i < m->n_rows; i++) {
+            json_t *r = gp_catalog_ref_json (&m->rows[i]);
+            printf ("%s%s %s\n", i ? "\n" : "",
+                    gp_catalog_kind_str (m->rows[i].kind), id);
+            print_kv (r);
+            json_decref (r);
         }
-    for (size_t i = 0; i < gp_catalog_n_parts (cat); i++)
-        if (strcasecmp (gp_catalog_part (cat, i)->id, id) == 0) {
-            json_t *o = part_json (gp_catalog_part (cat, i));
-            json_object_set_new (o, "kind", json_string ("part"));
-            json_array_append_new (found, o);
-        }
-    if (json_array_size (found) == 0) {
-        json_decref (found);
-        /* Suggest from every id the catalog knows. */
-        size_t n = gp_catalog_n_accels (cat) + gp_catalog_n_instances (cat)
-                   + gp_catalog_n_parts (cat);
-        const char **ids = calloc (n ? n : 1, sizeof *ids);
-        size_t k = 0;
-        if (ids) {
-            for (size_t i = 0; i < gp_catalog_n_accels (cat); i++)
-                ids[k++] = gp_catalog_accel (cat, i)->id;
-            for (size_t i = 0; i < gp_catalog_n_instances (cat); i++)
-                ids[k++] = gp_catalog_instance (cat, i)->id;
-            for (size_t i = 0; i < gp_catalog_n_parts (cat); i++)
-                ids[k++] = gp_catalog_part (cat, i)->id;
-        }
-        char near[256];
-        size_t m = gp_closest_names (id, ids, k, 3, near, sizeof near);
-        free (ids);
-        if (m)
-            return cli_usage_error ("unknown catalog id '%s'; did you mean "
-                                    "%s?", id, near);
-        return cli_usage_error ("unknown catalog id '%s' (see 'gpuplan "
-                                "catalog list')", id);
-    }
-    if (as_json) {
-        /* An accelerator id gives its object (with MIG profiles nested);
-         * otherwise the list of matching rows.
-         */
-        if (a) {
-            json_t *o = json_incref (json_array_get (found, 0));
-            json_t *migs = json_array ();
-            for (size_t i = 1; i < json_array_size (found); i++) {
-                json_t *r = json_array_get (found, i);
-                if (!strcmp (json_string_value (json_object_get (r, "kind")),
-                             "mig_profile"))
-                    json_array_append (migs, r);
-            }
-            json_object_set_new (o, "mig_profiles", migs);
-            json_decref (found);
-            return cli_print_json (o);
-        }
-        json_t *doc = json_object ();
-        json_object_set_new (doc, "id", json_string (id));
-        json_object_set_new (doc, "rows", found);
-        return cli_print_json (doc);
-    }
-    size_t i;
-    json_t *r;
-    json_array_foreach (found, i, r) {
-        printf ("%s%s %s\n", i ? "\n" : "",
-                json_string_value (json_object_get (r, "kind")), id);
-        print_kv (r);
-    }
-    json_decref (found);
-    return EXIT_OK;
+    gp_catalog_match_destroy (m);
+    return rc;
 }
 
-static json_t *list_json (const struct gp_catalog *cat, const char *what)
+static int list (const struct gp_catalog *cat, const char *what, int as_json)
 {
-    json_t *arr = json_array ();
-    if (!strcmp (what, "accelerators"))
-        for (size_t i = 0; i < gp_catalog_n_accels (cat); i++)
-            json_array_append_new (arr, accel_json (gp_catalog_accel (cat, i)));
-    else if (!strcmp (what, "instances"))
-        for (size_t i = 0; i < gp_catalog_n_instances (cat); i++)
-            json_array_append_new (arr,
-                                   instance_json (gp_catalog_instance (cat, i)));
-    else if (!strcmp (what, "mig"))
-        for (size_t i = 0; i < gp_catalog_n_mig (cat); i++)
-            json_array_append_new (arr, mig_json (gp_catalog_mig (cat, i)));
-    else
-        for (size_t i = 0; i < gp_catalog_n_parts (cat); i++)
-            json_array_append_new (arr, part_json (gp_catalog_part (cat, i)));
-    json_t *doc = json_object ();
-    json_object_set_new (doc, "table", json_string (what));
-    json_object_set_new (doc, "rows", arr);
-    return doc;
+    gp_error_t err = {0};
+    enum gp_catalog_table t;
+    if (gp_catalog_table_parse (what, &t, &err))
+        return cli_usage_error ("catalog list: %s", err.text);
+    if (as_json)
+        return cli_print_json (gp_catalog_list_json (cat, t));
+    switch (t) {
+    case GP_CATALOG_ACCELERATORS: list_accels (cat); break;
+    case GP_CATALOG_INSTANCES: list_instances (cat); break;
+    case GP_CATALOG_MIG: list_mig (cat); break;
+    case GP_CATALOG_PARTS: list_parts (cat); break;
+    }
+    return EXIT_OK;
 }
 
 int cmd_catalog (int argc, char **argv)
@@ -435,26 +250,10 @@ int cmd_catalog (int argc, char **argv)
     int rc;
     if (!strcmp (words[0], "list")) {
         const char *what = nw > 1 ? words[1] : "accelerators";
-        if (nw > 2) {
+        if (nw > 2)
             rc = cli_usage_error ("catalog list: too many arguments");
-        } else if (strcmp (what, "accelerators") && strcmp (what, "instances")
-                   && strcmp (what, "mig") && strcmp (what, "parts")) {
-            rc = cli_usage_error ("catalog list: unknown table '%s'; expected "
-                                  "accelerators, instances, mig or parts",
-                                  what);
-        } else if (as_json) {
-            rc = cli_print_json (list_json (cat, what));
-        } else {
-            if (!strcmp (what, "accelerators"))
-                list_accels (cat);
-            else if (!strcmp (what, "instances"))
-                list_instances (cat);
-            else if (!strcmp (what, "mig"))
-                list_mig (cat);
-            else
-                list_parts (cat);
-            rc = EXIT_OK;
-        }
+        else
+            rc = list (cat, what, as_json);
     } else if (!strcmp (words[0], "show")) {
         if (nw != 2)
             rc = cli_usage_error ("catalog show: expected exactly one ID");

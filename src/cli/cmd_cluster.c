@@ -38,20 +38,6 @@ const char cmd_cluster_help[] =
     "    gpuplan cluster examples/cluster.yaml\n"
     "    gpuplan cluster examples/cluster.yaml --json\n";
 
-static json_t *totals_json (const struct gp_cluster_totals *t)
-{
-    json_t *o = json_object ();
-    json_object_set_new (o, "nodes", json_integer (t->nodes));
-    json_object_set_new (o, "gpus", json_integer (t->gpus));
-    json_object_set_new (o, "hbm_bytes", json_real (t->hbm_bytes));
-    json_object_set_new (o, "hbm_bw_bytes_per_s", json_real (t->hbm_bw));
-    json_object_set_new (o, "bf16_dense_flops", json_real (t->bf16_flops));
-    json_object_set_new (o, "fp8_dense_flops", json_real (t->fp8_flops));
-    json_object_set_new (o, "gpu_tdp_w", json_real (t->gpu_tdp_w));
-    json_object_set_new (o, "incomplete", json_boolean (t->incomplete));
-    return o;
-}
-
 static void row_of (const char *name, const char *accel,
                     const struct gp_cluster_totals *t, char b[8][48],
                     const char *r[9])
@@ -119,29 +105,7 @@ int cmd_cluster (int argc, char **argv)
     gp_cluster_totals (cl, &all);
     int rc = EXIT_OK;
     if (as_json) {
-        json_t *root = json_object ();
-        json_object_set_new (root, "name", json_string (cl->name));
-        json_t *pools = json_array ();
-        for (size_t i = 0; i < cl->n_pools; i++) {
-            const struct gp_pool *p = &cl->pools[i];
-            struct gp_cluster one = {.n_pools = 1,
-                                     .pools = (struct gp_pool *)p};
-            struct gp_cluster_totals t;
-            gp_cluster_totals (&one, &t);
-            json_t *pj = totals_json (&t);
-            json_object_set_new (pj, "name", json_string (p->name));
-            json_object_set_new (pj, "accelerator", json_string (p->accel->id));
-            json_object_set_new (pj, "gpus_per_node",
-                                 json_integer (p->gpus_per_node));
-            json_object_set_new (pj, "scale_up_domain",
-                                 json_integer (p->scale_up_domain));
-            json_object_set_new (pj, "accelerator_source",
-                                 json_string (p->accel->source));
-            json_array_append_new (pools, pj);
-        }
-        json_object_set_new (root, "pools", pools);
-        json_object_set_new (root, "total", totals_json (&all));
-        rc = cli_print_json (root);
+        rc = cli_print_json (gp_cluster_json (cl));
     } else {
         printf ("cluster %s: %lld nodes, %lld GPUs in %zu pool%s\n\n",
                 cl->name, all.nodes, all.gpus, cl->n_pools,
@@ -153,10 +117,8 @@ int cmd_cluster (int argc, char **argv)
         const char *r[9];
         for (size_t i = 0; i < cl->n_pools; i++) {
             const struct gp_pool *p = &cl->pools[i];
-            struct gp_cluster one = {.n_pools = 1,
-                                     .pools = (struct gp_pool *)p};
             struct gp_cluster_totals pt;
-            gp_cluster_totals (&one, &pt);
+            gp_cluster_pool_totals (cl, i, &pt, NULL);
             row_of (p->name, p->accel->id, &pt, b, r);
             cli_table_add (t, r);
         }

@@ -130,17 +130,7 @@ int cmd_export (int argc, char **argv)
         for (size_t i = 0; rc == EXIT_OK && i < x->n_files; i++)
             rc = write_file (out, &x->files[i]);
     } else if (as_json) {
-        json_t *root = json_object ();
-        json_object_set_new (root, "target", json_string (argv[optind]));
-        json_t *files = json_array ();
-        for (size_t i = 0; i < x->n_files; i++) {
-            json_t *f = json_object ();
-            json_object_set_new (f, "name", json_string (x->files[i].name));
-            json_object_set_new (f, "text", json_string (x->files[i].text));
-            json_array_append_new (files, f);
-        }
-        json_object_set_new (root, "files", files);
-        rc = cli_print_json (root);
+        rc = cli_print_json (gp_export_json (x));
     } else {
         for (size_t i = 0; i < x->n_files; i++)
             printf ("%s# ==> %s <==\n%s", i ? "\n" : "", x->files[i].name,

@@ -1,7 +1,10 @@
 /* validate.h - the 'validate' subcommand's per-domain entry points. */
-#ifndef GPUPLAN_VALIDATE_H
-#define GPUPLAN_VALIDATE_H
+#ifndef GPUPLAN_CLI_VALIDATE_H
+#define GPUPLAN_CLI_VALIDATE_H
 
-int gp_validate_inference_cli (int argc, char **argv);
+/* 'validate inference ...' with argv[0] = "inference"; returns the exit
+ * status.
+ */
+int cmd_validate_inference (int argc, char **argv);
 
 #endif

@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "gpuplan/catalog.h"
 
 static struct gp_catalog *cat;
@@ -308,6 +310,135 @@ static void test_override (void **state)
     rmdir (tmpdir);
 }
 
+/* 'catalog show ID': an accelerator with its MIG profiles (H100 SXM has
+ * seven: 1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb
+ * in NVIDIA's MIG user guide), an instance type in every region it is
+ * listed, unknown ids with the closest ids of all tables.
+ */
+static void test_show (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    struct gp_catalog_match *m = NULL;
+    assert_int_equal (gp_catalog_show (cat, "h100-sxm", &m, &err), 0);
+    assert_non_null (m->accel);
+    assert_string_equal (m->accel->id, "H100-SXM");
+    assert_int_equal (m->rows[0].kind, GP_CATALOG_ACCEL);
+    size_t n_mig = 0;
+    for (size_t i = 1; i < m->n_rows; i++) {
+        assert_int_equal (m->rows[i].kind, GP_CATALOG_MIG_PROFILE);
+        assert_string_equal (m->rows[i].mig->accel_id, "H100-SXM");
+        n_mig++;
+    }
+    assert_int_equal (n_mig, 7);
+    json_t *j = gp_catalog_match_json (m);
+    assert_non_null (j);
+    assert_string_equal (json_string_value (json_object_get (j, "kind")),
+                         "accelerator");
+    assert_int_equal (json_array_size (json_object_get (j, "mig_profiles")),
+                      7);
+    /* 80 GB of HBM3 (datasheet) */
+    assert_true (fabs (json_real_value (json_object_get (j, "memory_gb"))
+                       - 80.0) < 1.0);
+    json_decref (j);
+    gp_catalog_match_destroy (m);
+
+    /* an instance type: one row per region, counted by a plain scan */
+    size_t want = 0;
+    for (size_t i = 0; i < gp_catalog_n_instances (cat); i++)
+        want += !strcmp (gp_catalog_instance (cat, i)->id, "p5.48xlarge");
+    assert_true (want >= 1);
+    assert_int_equal (gp_catalog_show (cat, "p5.48xlarge", &m, &err), 0);
+    assert_null (m->accel);
+    assert_int_equal (m->n_rows, want);
+    for (size_t i = 0; i < m->n_rows; i++)
+        assert_int_equal (m->rows[i].kind, GP_CATALOG_INSTANCE);
+    j = gp_catalog_match_json (m);
+    assert_string_equal (json_string_value (json_object_get (j, "id")),
+                         "p5.48xlarge");
+    assert_int_equal (json_array_size (json_object_get (j, "rows")), want);
+    json_decref (j);
+    gp_catalog_match_destroy (m);
+
+    m = NULL;
+    assert_int_equal (gp_catalog_show (cat, "H100", &m, &err), GP_ENOTFOUND);
+    assert_null (m);
+    assert_non_null (strstr (err.text, "did you mean"));
+    assert_non_null (strstr (err.text, "H100-SXM"));
+    assert_int_equal (gp_catalog_show (cat, "zzzzzzzzzzzzzzzzzzzz", &m, &err),
+                      GP_ENOTFOUND);
+    assert_null (strstr (err.text, "did you mean"));
+    assert_int_equal (gp_catalog_show (NULL, "H100-SXM", &m, &err),
+                      GP_EINVAL);
+    gp_catalog_match_destroy (NULL);
+}
+
+static void test_list (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    static const struct {
+        const char *name;
+        enum gp_catalog_table t;
+        size_t (*count) (const struct gp_catalog *);
+    } tables[] = {
+        {"accelerators", GP_CATALOG_ACCELERATORS, gp_catalog_n_accels},
+        {"instances", GP_CATALOG_INSTANCES, gp_catalog_n_instances},
+        {"mig", GP_CATALOG_MIG, gp_catalog_n_mig},
+        {"parts", GP_CATALOG_PARTS, gp_catalog_n_parts},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        enum gp_catalog_table t;
+        assert_int_equal (gp_catalog_table_parse (tables[i].name, &t, &err),
+                          0);
+        assert_int_equal (t, tables[i].t);
+        assert_string_equal (gp_catalog_table_str (t), tables[i].name);
+        json_t *j = gp_catalog_list_json (cat, t);
+        assert_non_null (j);
+        assert_string_equal (json_string_value (json_object_get (j, "table")),
+                             tables[i].name);
+        assert_int_equal (json_array_size (json_object_get (j, "rows")),
+                          tables[i].count (cat));
+        json_decref (j);
+    }
+    enum gp_catalog_table t = GP_CATALOG_MIG;
+    assert_int_equal (gp_catalog_table_parse ("gpus", &t, &err),
+                      GP_ENOTFOUND);
+    assert_int_equal (t, GP_CATALOG_MIG);
+    assert_non_null (strstr (err.text, "accelerators, instances, mig or "
+                                       "parts"));
+    assert_null (gp_catalog_list_json (NULL, GP_CATALOG_PARTS));
+    /* out-of-range rows are NULL, never a zeroed row */
+    assert_null (gp_catalog_accel (cat, gp_catalog_n_accels (cat)));
+    assert_null (gp_catalog_part (NULL, 0));
+}
+
+/* Peak lookups report an unknown precision or an unpublished peak instead
+ * of a silent 0: H100 SXM dense BF16 989.4 TFLOP/s (datasheet, half the
+ * sparse headline 1,979).
+ */
+static void test_peak_lookup (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    const struct gp_accel *h = gp_catalog_find_accel (cat, "H100-SXM", &err);
+    assert_non_null (h);
+    double f = -1;
+    assert_int_equal (gp_accel_peak_flops_lookup (h, "bf16", &f, &err), 0);
+    assert_true (fabs (f / 1e12 - 989.4) < 1.0);
+    f = -1;
+    assert_int_equal (gp_accel_peak_flops_lookup (h, "bf17", &f, &err),
+                      GP_ENOTFOUND);
+    assert_true (f == -1);
+    assert_non_null (strstr (err.text, "bf17"));
+    assert_true (gp_accel_peak_flops (h, "bf17") == 0.0);
+    /* Hopper has no FP4 tensor path: unpublished, reported */
+    assert_int_equal (gp_accel_peak_flops_lookup (h, "fp4", &f, &err),
+                      GP_ENOTFOUND);
+    assert_int_equal (gp_accel_peak_flops_lookup (NULL, "bf16", &f, &err),
+                      GP_EINVAL);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +446,8 @@ int main (void)
         cmocka_unit_test (test_datasheets), cmocka_unit_test (test_instances),
         cmocka_unit_test (test_mig),       cmocka_unit_test (test_parts),
         cmocka_unit_test (test_suggestions), cmocka_unit_test (test_override),
+        cmocka_unit_test (test_show),      cmocka_unit_test (test_list),
+        cmocka_unit_test (test_peak_lookup),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "gpuplan/gpuplan.h"
 
@@ -175,6 +176,51 @@ static void test_bad (void **state)
     assert_null (gp_export_render (NULL, GP_EXPORT_SLURM, &err));
 }
 
+/* Every target behind the registry: its name parses back to it, it
+ * renders its documented files, and the JSON lists them under the
+ * target's name.
+ */
+static void test_targets (void **state)
+{
+    (void)state;
+    static const struct {
+        enum gp_export_target t;
+        const char *name;
+        size_t n_files;
+        const char *first;
+    } want[] = {
+        {GP_EXPORT_KUEUE, "kueue", 1, "kueue.yaml"},
+        {GP_EXPORT_VOLCANO, "volcano", 1, "volcano.yaml"},
+        {GP_EXPORT_SLURM, "slurm", 4, "slurm.conf"},
+        {GP_EXPORT_PROMETHEUS, "prometheus", 1, "gpuplan-rules.yml"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        enum gp_export_target t;
+        assert_int_equal (gp_export_target_parse (want[i].name, &t, NULL), 0);
+        assert_int_equal (t, want[i].t);
+        assert_string_equal (gp_export_target_str (t), want[i].name);
+        struct gp_export *x = render (t);
+        assert_int_equal (x->target, want[i].t);
+        assert_int_equal (x->n_files, want[i].n_files);
+        assert_string_equal (x->files[0].name, want[i].first);
+        json_t *j = gp_export_json (x);
+        assert_non_null (j);
+        assert_string_equal (json_string_value (json_object_get (j, "target")),
+                             want[i].name);
+        json_t *files = json_object_get (j, "files");
+        assert_int_equal (json_array_size (files), want[i].n_files);
+        assert_string_equal (json_string_value (json_object_get (
+                                 json_array_get (files, 0), "text")),
+                             x->files[0].text);
+        json_decref (j);
+        gp_export_destroy (x);
+    }
+    assert_string_equal (gp_export_target_str ((enum gp_export_target)99),
+                         "unknown");
+    assert_null (gp_export_json (NULL));
+    gp_export_destroy (NULL);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +229,7 @@ int main (void)
         cmocka_unit_test (test_slurm),
         cmocka_unit_test (test_prometheus),
         cmocka_unit_test (test_bad),
+        cmocka_unit_test (test_targets),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

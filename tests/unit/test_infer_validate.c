@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "gpuplan/infer.h"
+#include "gpuplan/validate.h"
 
 static int cmp_dbl (const void *a, const void *b)
 {
@@ -35,21 +35,20 @@ static void test_targets (void **state)
     (void)state;
     gp_error_t err = {0};
     struct gp_catalog *cat = gp_catalog_load (NULL, &err);
-    struct gp_zoo *zoo = gp_zoo_load (NULL, &err);
     assert_non_null (cat);
-    assert_non_null (zoo);
-    struct gp_infer_val v;
-    int rc = gp_infer_validate (GP_SOURCE_DIR
-                                "/validation/inference/inference-public.csv",
-                                cat, zoo, &v, &err);
+    struct gp_validate_request rq = {
+        .path = GP_SOURCE_DIR "/validation/inference/inference-public.csv"};
+    struct gp_infer_validation *iv = NULL;
+    int rc = gp_validate_inference (cat, &rq, &iv, &err);
     if (rc)
         fprintf (stderr, "%s\n", err.text);
     assert_int_equal (rc, 0);
-    assert_int_equal (v.n_rows, 27);
+    const struct gp_infer_val *v = &iv->val;
+    assert_int_equal (v->n_rows, 27);
     double thr[64], ttft[64], tpot[64];
     size_t n = 0, n1 = 0, n2 = 0;
-    for (size_t i = 0; i < v.n_rows; i++) {
-        const struct gp_infer_val_row *r = &v.rows[i];
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const struct gp_infer_val_row *r = &v->rows[i];
         if (!strcmp (r->id, "azure-gb200-l70b")) {
             assert_int_equal (r->ok, 0); /* no lengths: not modelled */
             assert_true (r->reason[0] != 0);
@@ -72,8 +71,19 @@ static void test_targets (void **state)
     assert_true (m0 <= 0.20);
     assert_true (m1 <= 0.25);
     assert_true (m2 <= 0.25);
-    gp_infer_val_free (&v);
-    gp_zoo_destroy (zoo);
+    /* the library's summaries agree with the recomputation above */
+    assert_int_equal (iv->throughput.n, 27);
+    assert_int_equal (iv->throughput.n_ok, 26);
+    assert_true (fabs (iv->throughput.median_abs_rel_err - m0) < 1e-12);
+    assert_int_equal (iv->ttft.n_ok, 5);
+    assert_true (fabs (iv->ttft.median_abs_rel_err - m1) < 1e-12);
+    assert_int_equal (iv->tpot.n_ok, 5);
+    assert_true (fabs (iv->tpot.median_abs_rel_err - m2) < 1e-12);
+    size_t w20 = 0;
+    for (size_t i = 0; i < n; i++)
+        w20 += thr[i] <= 0.20;
+    assert_true (fabs (iv->throughput.within_20 - (double)w20 / n) < 1e-12);
+    gp_infer_validation_destroy (iv);
     gp_catalog_destroy (cat);
 }
 
@@ -120,6 +130,13 @@ static void test_bad_input (void **state)
                                          &err),
                       GP_EIO);
     assert_int_equal (gp_infer_validate (NULL, cat, zoo, &v, &err), GP_EINVAL);
+    struct gp_infer_validation *iv = NULL;
+    struct gp_validate_request rq = {.path = "/nonexistent.csv"};
+    assert_int_equal (gp_validate_inference (cat, &rq, &iv, &err), GP_EIO);
+    assert_null (iv);
+    assert_int_equal (gp_validate_inference (NULL, &rq, &iv, &err),
+                      GP_EINVAL);
+    gp_infer_validation_destroy (NULL);
     gp_zoo_destroy (zoo);
     gp_catalog_destroy (cat);
 }

@@ -76,8 +76,13 @@ static double rel (double p, double m)
     return m > 0 ? (p - m) / m : 0;
 }
 
-static void predict (const struct vctx *V, const struct gp_csv_row *r,
-                     const double *d, struct gp_infer_val_row *o)
+/* The row's model: the zoo entry it names, overridden by its columns;
+ * without a zoo entry, the documented defaults.  0, or -1 with 'o'
+ * unsupported.
+ */
+static int row_arch (const struct vctx *V, const struct gp_csv_row *r,
+                     const double *d, struct gp_arch *ap,
+                     struct gp_infer_val_row *o)
 {
     gp_error_t e = {0};
     struct gp_arch a;
@@ -87,7 +92,7 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
         const struct gp_arch *z = gp_zoo_find (V->zoo, zoo, &e);
         if (!z) {
             unsupported (o, e.text);
-            return;
+            return -1;
         }
         a = *z;
     } else {
@@ -134,23 +139,37 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
     }
     if (gp_arch_check (&a, &e)) {
         unsupported (o, e.text);
-        return;
+        return -1;
     }
+    *ap = a;
+    return 0;
+}
+
+/* The row's serving configuration on its accelerator: parallelism,
+ * precisions, engine.  0, or -1 with 'o' unsupported.
+ */
+static int row_cfg (const struct vctx *V, const struct gp_csv_row *r,
+                    const double *d, const struct gp_arch *ap,
+                    struct gp_serve_cfg *cp, enum gp_engine *engp,
+                    struct gp_infer_val_row *o)
+{
+    gp_error_t e = {0};
+    const struct gp_arch a = *ap;
     const struct gp_accel *acc = gp_catalog_find_accel (V->cat,
                                                         cell (V, r, C_GPU),
                                                         &e);
     if (!acc) {
         unsupported (o, e.text);
-        return;
+        return -1;
     }
     if (!(d[C_IN] > 0) || !(d[C_OUT] > 0)) {
         unsupported (o, "input_len/output_len not given: the workload is "
                         "not defined");
-        return;
+        return -1;
     }
     struct gp_serve_cfg c;
     memset (&c, 0, sizeof c);
-    c.arch = &a;
+    c.arch = ap;
     c.accel = acc;
     int ngpu = d[C_NGPU] > 0 ? (int)d[C_NGPU] : 1;
     c.pp = d[C_PP] > 0 ? (int)d[C_PP] : 1;
@@ -163,16 +182,16 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
     const char *wp = cell (V, r, C_WP), *kp = cell (V, r, C_KVP);
     if (!*wp) {
         unsupported (o, "weight_precision not given");
-        return;
+        return -1;
     }
     if (gp_dtype_parse (wp, &c.weight_dtype, &e)) {
         unsupported (o, e.text);
-        return;
+        return -1;
     }
     if (*kp) {
         if (gp_dtype_parse (kp, &c.kv_dtype, &e)) {
             unsupported (o, e.text);
-            return;
+            return -1;
         }
     } else {
         /* default: quantised checkpoints carry an FP8 KV cache */
@@ -184,9 +203,25 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
     const char *es = cell (V, r, C_ENGINE);
     if (*es && gp_engine_parse (es, &eng, &e)) {
         unsupported (o, e.text);
-        return;
+        return -1;
     }
     gp_engine_defaults (eng, &c.eng);
+    *cp = c;
+    *engp = eng;
+    return 0;
+}
+
+static void predict (const struct vctx *V, const struct gp_csv_row *r,
+                     const double *d, struct gp_infer_val_row *o)
+{
+    gp_error_t e = {0};
+    struct gp_arch a;
+    struct gp_serve_cfg c;
+    enum gp_engine eng;
+    if (row_arch (V, r, d, &a, o) || row_cfg (V, r, d, &a, &c, &eng, o))
+        return;
+    c.arch = &a;
+    int ngpu = d[C_NGPU] > 0 ? (int)d[C_NGPU] : 1;
     int replicas = ngpu / (c.tp * c.pp);
     if (replicas < 1)
         replicas = 1;

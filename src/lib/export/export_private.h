@@ -1,0 +1,94 @@
+/* export_private.h - shared by the export targets: one file per target
+ * (kueue.c, volcano.c, slurm.c, prometheus.c) behind an ops table, the
+ * helpers they share in common.c, the registry and public calls in
+ * export.c.
+ */
+#ifndef GPUPLAN_EXPORT_PRIVATE_H
+#define GPUPLAN_EXPORT_PRIVATE_H
+
+#include <stddef.h>
+
+#include "gpuplan/export.h"
+
+/* ============================ string builder =========================== */
+
+/* A growable text; 'oom' sticks after an allocation failure. */
+struct sb {
+    char *s;
+    size_t len, cap;
+    int oom;
+};
+
+void gp__sb_printf (struct sb *b, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Append the text of 'b' to 'x' as file 'name' ('x' takes it).  Returns 0,
+ * or -1 after an allocation failure (the text is freed).
+ */
+int gp__export_add_file (struct gp_export *x, const char *name,
+                         struct sb *b);
+
+/* ============================== targets ================================ */
+
+/* One export target.  'write' adds the target's files to 'x' (0, or -1 on
+ * allocation failure); names have been checked before it is called.
+ */
+struct gp_export_target_ops {
+    const char *name;      /* as on the command line: "kueue" */
+    int k8s_names;         /* names must be DNS-1123 labels, else Slurm's
+                              [A-Za-z0-9_-] */
+    int (*write) (const struct gp_cluster *c, struct gp_export *x);
+};
+
+extern const struct gp_export_target_ops gp__export_kueue;
+extern const struct gp_export_target_ops gp__export_volcano;
+extern const struct gp_export_target_ops gp__export_slurm;
+extern const struct gp_export_target_ops gp__export_prometheus;
+
+/* ========================== shared helpers ============================= */
+
+/* Pool and team names against the target's rule; 0 or GP_EINVAL naming
+ * the spec field.
+ */
+int gp__export_check_names (const struct gp_cluster *c, int k8s,
+                            gp_error_t *err);
+
+/* The Kubernetes extended resource of an accelerator (by vendor). */
+const char *gp__k8s_resource (const struct gp_accel *a);
+
+/* Whether pool 'i' is the first pool whose accelerators are extended
+ * resource 'res'.
+ */
+int gp__first_of_resource (const struct gp_cluster *c, size_t i,
+                           const char *res);
+
+/* GPUs in pool 'p'. */
+long long gp__pool_gpus (const struct gp_pool *p);
+
+/* Per-pool quota arrays of one team, reused across teams. */
+struct limits {
+    long long *nom;  /* nominal quota per pool */
+    long long *bor;  /* borrowing limit per pool, -1 = none */
+    long long *len;  /* lending limit per pool, -1 = none */
+};
+
+/* Room for 'n' pools; 0 or -1 on allocation failure. */
+int gp__limits_alloc (struct limits *l, size_t n);
+void gp__limits_free (struct limits *l);
+
+/* Per-pool nominal quota, borrowing and lending limits of team 't'
+ * (-1 in borrow/lend = no limit).
+ */
+void gp__team_limits (const struct gp_cluster *c, const struct gp_team *t,
+                      long long *nominal, long long *borrow,
+                      long long *lend);
+
+/* The most GPUs team 't' may hold in pool 'i'. */
+long long gp__pool_cap (const struct gp_cluster *c, const struct gp_team *t,
+                        const struct limits *l, size_t i);
+
+/* The spec's teams, or one "default" team (in 'fallback') with no quota. */
+const struct gp_team *gp__teams_of (const struct gp_cluster *c, size_t *n,
+                                    struct gp_team *fallback);
+
+#endif

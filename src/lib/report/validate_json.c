@@ -1,0 +1,143 @@
+/* validate_json.c - JSON of the training and inference validations
+ * (schemas in docs/formats/train.md and docs/formats/infer.md).
+ */
+#include <jansson.h>
+#include <math.h>
+
+#include "gpuplan/validate.h"
+
+/* A number, or null when 'v' is 0 / unknown. */
+static json_t *known (double v)
+{
+    return v > 0 ? json_real (v) : json_null ();
+}
+
+static json_t *summary_json (const struct gp_val_summary *s)
+{
+    json_t *o = json_object ();
+    json_object_set_new (o, "n", json_integer ((json_int_t)s->n));
+    json_object_set_new (o, "n_ok", json_integer ((json_int_t)s->n_ok));
+    json_object_set_new (o, "median_abs_rel_err",
+                         s->n_ok ? json_real (s->median_abs_rel_err)
+                                 : json_null ());
+    json_object_set_new (o, "within_10pct", json_real (s->within_10));
+    json_object_set_new (o, "within_20pct", json_real (s->within_20));
+    json_object_set_new (o, "within_30pct", json_real (s->within_30));
+    return o;
+}
+
+static json_t *train_row_json (const struct gp_val_row *r)
+{
+    int camp = r->kind == GP_VAL_CAMPAIGN;
+    json_t *j = json_object ();
+    json_object_set_new (j, "id", json_string (r->id));
+    json_object_set_new (j, "kind",
+                         json_string (camp ? "campaign" : "throughput"));
+    json_object_set_new (j, "status",
+                         json_string (r->ok ? "ok" : "unsupported"));
+    json_object_set_new (j, "unit",
+                         json_string (camp ? "gpu_hours"
+                                           : "tokens_per_s_per_gpu"));
+    json_object_set_new (j, "predicted", known (r->predicted));
+    json_object_set_new (j, "measured", isnan (r->measured)
+                                            ? json_null ()
+                                            : json_real (r->measured));
+    json_object_set_new (j, "rel_err",
+                         r->ok ? json_real (r->rel_err) : json_null ());
+    json_object_set_new (j, "layout", r->has_layout ? json_string (r->layout)
+                                                    : json_null ());
+    if (r->has_layout) {
+        json_object_set_new (j, "num_gpus", json_integer (r->n_gpus));
+        json_object_set_new (j, "mfu", json_real (r->mfu));
+        json_object_set_new (j, "step_s", json_real (r->step_s));
+        json_object_set_new (j, "mem_bytes", json_real (r->mem_bytes));
+    }
+    if (!r->ok)
+        json_object_set_new (j, "reason", json_string (r->reason));
+    return j;
+}
+
+json_t *gp_validation_json (const struct gp_validation *v)
+{
+    if (!v)
+        return NULL;
+    json_t *root = json_object ();
+    json_t *rows = json_array ();
+    for (size_t i = 0; i < v->n_rows; i++)
+        json_array_append_new (rows, train_row_json (&v->rows[i]));
+    json_object_set_new (root, "rows", rows);
+    json_t *sum = summary_json (&v->all);
+    json_t *bk = json_object ();
+    json_object_set_new (bk, "throughput",
+                         summary_json (&v->by_kind[GP_VAL_THROUGHPUT]));
+    json_object_set_new (bk, "campaign",
+                         summary_json (&v->by_kind[GP_VAL_CAMPAIGN]));
+    json_object_set_new (sum, "by_kind", bk);
+    json_t *bf = json_object ();
+    for (size_t f = 0; f < v->n_families; f++)
+        json_object_set_new (bf, v->by_family[f].name,
+                             summary_json (&v->by_family[f]));
+    json_object_set_new (sum, "by_family", bf);
+    json_object_set_new (root, "summary", sum);
+    return root;
+}
+
+/* ============================== inference ============================== */
+
+static json_t *infer_row_json (const struct gp_infer_val_row *r)
+{
+    json_t *j = json_object ();
+    json_object_set_new (j, "id", json_string (r->id));
+    json_object_set_new (j, "status",
+                         json_string (r->ok ? "ok" : "unsupported"));
+    json_object_set_new (j, "predicted",
+                         r->ok ? json_real (r->predicted) : json_null ());
+    json_object_set_new (j, "measured", known (r->measured));
+    json_object_set_new (j, "rel_err",
+                         r->ok ? json_real (r->rel_err) : json_null ());
+    json_object_set_new (j, "layout", r->layout[0] ? json_string (r->layout)
+                                                   : json_null ());
+    int t1 = r->ok && r->ttft_meas_s > 0;
+    int t2 = r->ok && r->tpot_meas_s > 0;
+    json_object_set_new (j, "ttft_predicted_s",
+                         r->ok ? json_real (r->ttft_pred_s) : json_null ());
+    json_object_set_new (j, "ttft_measured_s", known (r->ttft_meas_s));
+    json_object_set_new (j, "ttft_rel_err",
+                         t1 ? json_real (r->ttft_rel_err) : json_null ());
+    json_object_set_new (j, "tpot_predicted_s",
+                         r->ok ? json_real (r->tpot_pred_s) : json_null ());
+    json_object_set_new (j, "tpot_measured_s", known (r->tpot_meas_s));
+    json_object_set_new (j, "tpot_rel_err",
+                         t2 ? json_real (r->tpot_rel_err) : json_null ());
+    if (!r->ok)
+        json_object_set_new (j, "reason", json_string (r->reason));
+    return j;
+}
+
+/* {n, median_abs_rel_err, within_*}: the per-metric shape, without n_ok. */
+static json_t *metric_json (const struct gp_val_summary *s)
+{
+    json_t *o = summary_json (s);
+    json_object_del (o, "n_ok");
+    json_object_set_new (o, "n", json_integer ((json_int_t)s->n_ok));
+    return o;
+}
+
+json_t *gp_infer_validation_json (const struct gp_infer_validation *v)
+{
+    if (!v)
+        return NULL;
+    json_t *rows = json_array ();
+    for (size_t i = 0; i < v->val.n_rows; i++)
+        json_array_append_new (rows, infer_row_json (&v->val.rows[i]));
+    json_t *sum = metric_json (&v->throughput);
+    json_object_set_new (sum, "n", json_integer ((json_int_t)v->throughput.n));
+    json_object_set_new (sum, "n_ok",
+                         json_integer ((json_int_t)v->throughput.n_ok));
+    json_object_set_new (sum, "ttft_rel_err", metric_json (&v->ttft));
+    json_object_set_new (sum, "tpot_rel_err", metric_json (&v->tpot));
+    json_t *root = json_object ();
+    json_object_set_new (root, "rows", rows);
+    json_object_set_new (root, "summary", sum);
+    return root;
+}

@@ -1,0 +1,605 @@
+/* training.c - the training validation: predict published training
+ * measurements row by row ('gpuplan validate training FILE.csv').
+ *
+ * Each row is predicted from its own columns plus the catalog and the model
+ * zoo.  Blank layout fields are chosen by the layout search (the fastest
+ * layout that fits, with the row's fixed fields held); blank architecture
+ * fields get the documented defaults of docs/model/training.md
+ * ("Validation").  Rows that cannot be modelled are kept with the reason,
+ * never dropped.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/csv.h"
+#include "gpuplan/train.h"
+#include "gpuplan/validate.h"
+#include "validate_private.h"
+
+/* ============================ reading rows ============================= */
+
+enum {
+    C_ID, C_KIND, C_ZOO, C_LAYERS, C_HIDDEN, C_FFN, C_HEADS, C_KV, C_VOCAB,
+    C_MLP, C_MOE_E, C_MOE_K, C_MOE_F, C_MOE_S, C_SEQ, C_GPU, C_NGPU, C_GPN,
+    C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_SHARD, C_RECOMP, C_MB, C_GB,
+    C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED, C_N
+};
+
+static const char *const col_names[C_N] = {
+    "id", "kind", "zoo", "layers", "hidden", "ffn_hidden", "heads",
+    "kv_heads", "vocab", "mlp", "moe_experts", "moe_topk", "moe_ffn_hidden",
+    "moe_shared_experts", "seq_len", "gpu", "num_gpus", "gpus_per_node", "tp",
+    "pp", "dp", "cp", "ep", "vpp", "sharding", "recompute", "micro_batch",
+    "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
+    "measured_gpu_hours", "head_dim", "pp_schedule",
+};
+
+struct vrow {
+    size_t line;
+    char *f[C_N];
+};
+
+struct vfile {
+    const char *path;
+    int col[C_N];
+    struct vrow *rows;
+    size_t n, cap;
+};
+
+static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
+{
+    struct vfile *v = arg;
+    if (row->index == 0) {
+        for (int i = 0; i < C_N; i++) {
+            v->col[i] = gp_csv_col (row, col_names[i]);
+            /* zoo, head_dim and pp_schedule are optional columns */
+            if (v->col[i] < 0 && i != C_ZOO && i != C_HEAD_DIM
+                && i != C_SCHED)
+                return gp_errprintf (err, GP_EPARSE,
+                                     "%s:%zu: missing column '%s'", v->path,
+                                     row->line, col_names[i]);
+        }
+        return 0;
+    }
+    if (v->n == v->cap) {
+        size_t nc = v->cap ? 2 * v->cap : 64;
+        struct vrow *nr = realloc (v->rows, nc * sizeof *nr);
+        if (!nr)
+            return gp_errprintf (err, GP_ENOMEM, "out of memory");
+        v->rows = nr;
+        v->cap = nc;
+    }
+    struct vrow *r = &v->rows[v->n++];
+    memset (r, 0, sizeof *r);
+    r->line = row->line;
+    for (int i = 0; i < C_N; i++) {
+        int c = v->col[i];
+        const char *s = c >= 0 && (size_t)c < row->n_fields ? row->fields[c]
+                                                           : "";
+        r->f[i] = strdup (s);
+        if (!r->f[i])
+            return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+static void vfile_free (struct vfile *v)
+{
+    for (size_t i = 0; i < v->n; i++)
+        for (int j = 0; j < C_N; j++)
+            free (v->rows[i].f[j]);
+    free (v->rows);
+}
+
+/* A numeric cell: 1 and '*out' when present and valid, 0 when blank,
+ * -1 when malformed.
+ */
+static int num (const char *s, double *out)
+{
+    if (!s || !*s)
+        return 0;
+    char *end;
+    double v = strtod (s, &end);
+    if (end == s || *end || !isfinite (v))
+        return -1;
+    *out = v;
+    return 1;
+}
+
+static int inum (const struct vrow *r, int c, int dflt)
+{
+    double v;
+    return num (r->f[c], &v) == 1 ? (int)v : dflt;
+}
+
+/* ========================= efficiency overrides ======================== */
+
+static const char *const eff_keys[] = {"gemm_max", "gemm_dim_half", "attn",
+                                       "hbm", "scale_up", "scale_out",
+                                       "kernel_s"};
+
+int gp_eff_override_parse (const char *arg, struct gp_eff_override *o,
+                           gp_error_t *err)
+{
+    if (!arg || !o)
+        return gp_errprintf (err, GP_EINVAL, "efficiency override: NULL "
+                                             "argument");
+    const char *dot = strchr (arg, '.'), *eq = strchr (arg, '=');
+    struct gp_eff_override e;
+    memset (&e, 0, sizeof e);
+    if (!dot || !eq || eq < dot || (size_t)(dot - arg) >= sizeof e.generation
+        || (size_t)(eq - dot - 1) >= 24)
+        goto bad;
+    snprintf (e.generation, sizeof e.generation, "%.*s", (int)(dot - arg),
+              arg);
+    char key[24];
+    snprintf (key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
+    char *end;
+    e.value = strtod (eq + 1, &end);
+    if (end == eq + 1 || *end || !(e.value > 0))
+        goto bad;
+    for (int i = 0; i < (int)(sizeof eff_keys / sizeof *eff_keys); i++)
+        if (!strcmp (key, eff_keys[i])) {
+            e.key = (enum gp_eff_key)i;
+            *o = e;
+            return 0;
+        }
+bad:
+    return gp_errprintf (err, GP_EINVAL,
+                         "bad efficiency override '%s' (GEN.KEY=VALUE, GEN "
+                         "ampere|hopper|blackwell|cdna3|other|all, KEY "
+                         "gemm_max|gemm_dim_half|attn|hbm|scale_up|"
+                         "scale_out|kernel_s)", arg);
+}
+
+static void apply_overrides (const struct gp_validate_request *rq,
+                             struct gp_train_eff *f)
+{
+    for (size_t i = 0; i < rq->n_overrides; i++) {
+        const struct gp_eff_override *e = &rq->overrides[i];
+        if (strcmp (e->generation, f->generation)
+            && strcmp (e->generation, "all"))
+            continue;
+        switch (e->key) {
+        case GP_EFF_GEMM_MAX: f->gemm_max = e->value; break;
+        case GP_EFF_GEMM_DIM_HALF: f->gemm_dim_half = e->value; break;
+        case GP_EFF_ATTN: f->attn = e->value; break;
+        case GP_EFF_HBM: f->hbm = e->value; break;
+        case GP_EFF_SCALE_UP: f->scale_up = e->value; break;
+        case GP_EFF_SCALE_OUT: f->scale_out = e->value; break;
+        case GP_EFF_KERNEL_S: f->kernel_s = e->value; break;
+        }
+    }
+}
+
+/* ============================= predicting ============================== */
+
+static void layout_str (const struct gp_layout *l, char *b, size_t n)
+{
+    snprintf (b, n,
+              "tp%d pp%d dp%d cp%d ep%d vpp%d mb%d%s recompute=%s "
+              "sharding=%s%s%s",
+              l->tp, l->pp, l->dp, l->cp, l->ep, l->vpp, l->micro_batch,
+              l->seq_par ? " sp" : "", gp_recompute_str (l->recompute),
+              gp_sharding_str (l->sharding),
+              l->schedule != GP_SCHED_1F1B ? " " : "",
+              l->schedule != GP_SCHED_1F1B ? gp_schedule_str (l->schedule)
+                                           : "");
+}
+
+static int enum_of (const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcasecmp (s, names[i]))
+            return i;
+    return -2;
+}
+
+/* Mark 'o' unsupported with a reason; returns -1 for 'return unsup()'. */
+static int unsup (struct gp_val_row *o, const char *fmt, const char *what)
+{
+    o->ok = 0;
+    snprintf (o->reason, sizeof o->reason, fmt, what);
+    return -1;
+}
+
+/* The architecture: zoo entry, then the row's columns, then the documented
+ * defaults for blank cells.  Returns 0, or -1 with 'o' unsupported.
+ */
+static int row_arch (const struct vrow *r, const struct gp_zoo *zoo,
+                     struct gp_arch *a, struct gp_val_row *o)
+{
+    memset (a, 0, sizeof *a);
+    const struct gp_arch *z = NULL;
+    if (zoo && r->f[C_ZOO][0])
+        z = gp_zoo_find (zoo, r->f[C_ZOO], NULL);
+    if (z)
+        *a = *z;
+    else
+        snprintf (a->id, sizeof a->id, "custom");
+    int zh = a->heads;
+    a->layers = inum (r, C_LAYERS, a->layers);
+    a->hidden = inum (r, C_HIDDEN, a->hidden);
+    a->ffn_hidden = inum (r, C_FFN, a->ffn_hidden);
+    a->heads = inum (r, C_HEADS, a->heads);
+    a->kv_heads = inum (r, C_KV, a->kv_heads);
+    a->vocab = inum (r, C_VOCAB, a->vocab);
+    a->moe_experts = inum (r, C_MOE_E, a->moe_experts);
+    a->moe_topk = inum (r, C_MOE_K, a->moe_topk);
+    a->moe_ffn_hidden = inum (r, C_MOE_F, a->moe_ffn_hidden);
+    a->moe_shared_experts = inum (r, C_MOE_S, a->moe_shared_experts);
+    if (!strcmp (r->f[C_MLP], "swiglu"))
+        a->mlp = GP_MLP_SWIGLU;
+    else if (!strcmp (r->f[C_MLP], "gelu"))
+        a->mlp = GP_MLP_GELU;
+    if (a->layers <= 0 || a->hidden <= 0)
+        return unsup (o, "layers or hidden missing%s", "");
+    if (a->heads <= 0)
+        a->heads = a->hidden % 128 == 0 ? a->hidden / 128 : a->hidden / 64;
+    if (a->kv_heads <= 0)
+        a->kv_heads = a->heads;
+    if (a->moe_experts <= 0 && a->ffn_hidden <= 0)
+        a->ffn_hidden = 4 * a->hidden;
+    if (a->vocab <= 0)
+        a->vocab = 51200;
+    if (!z || zh != a->heads || a->head_dim <= 0)
+        a->head_dim = a->hidden / a->heads;
+    a->head_dim = inum (r, C_HEAD_DIM, a->head_dim);
+    if (a->attention != GP_ATTN_MLA)
+        a->attention = a->kv_heads < a->heads ? GP_ATTN_GQA : GP_ATTN_MHA;
+    return 0;
+}
+
+/* The job: sequence length, batch, tokens, precision. */
+static int row_job (const struct vrow *r, struct gp_train_job *job,
+                    struct gp_val_row *o)
+{
+    gp_train_job_default (job);
+    double v;
+    if (num (r->f[C_SEQ], &v) != 1 || v <= 0)
+        return unsup (o, "seq_len missing%s", "");
+    job->seq_len = v;
+    if (num (r->f[C_GB], &v) != 1 || v <= 0)
+        return unsup (o, "global_batch missing%s", "");
+    job->global_batch = v;
+    if (num (r->f[C_TOKENS], &v) == 1)
+        job->tokens = v;
+    static const char *const precs[] = {"bf16", "fp16", "fp8"};
+    if (r->f[C_PREC][0]) {
+        int p = enum_of (r->f[C_PREC], precs, 3);
+        if (p < 0)
+            return unsup (o, "unknown precision '%s'", r->f[C_PREC]);
+        job->precision = p;
+    }
+    /* fp16 (or unstated precision) on Ampere marks the pre-FlashAttention
+     * Megatron/DeepSpeed stacks of 2021-22: unfused softmax.
+     */
+    if (!strncasecmp (r->f[C_GPU], "A100", 4)
+        && (!r->f[C_PREC][0] || job->precision == GP_PREC_FP16))
+        job->flash_attn = 0;
+    return 0;
+}
+
+/* The row's fixed layout fields; blank ones stay free. */
+static int row_fix (const struct vrow *r, struct gp_search_fix *fix,
+                    struct gp_val_row *o)
+{
+    gp_search_fix_free (fix);
+    fix->tp = inum (r, C_TP, -1);
+    fix->pp = inum (r, C_PP, -1);
+    fix->dp = inum (r, C_DP, -1);
+    fix->cp = inum (r, C_CP, -1);
+    fix->ep = inum (r, C_EP, -1);
+    fix->vpp = inum (r, C_VPP, -1);
+    fix->micro_batch = inum (r, C_MB, -1);
+    if (r->f[C_SCHED][0]) {
+        static const char *const sch[] = {"1f1b", "a2a-overlap",
+                                          "dualpipe"};
+        fix->schedule = enum_of (r->f[C_SCHED], sch, 3);
+        if (fix->schedule < 0)
+            return unsup (o, "unknown pp_schedule '%s'", r->f[C_SCHED]);
+    }
+    static const char *const rec[] = {"none", "selective", "full"};
+    static const char *const shd[] = {"none", "zero1", "zero2", "zero3",
+                                      "fsdp"};
+    if (r->f[C_RECOMP][0]) {
+        fix->recompute = enum_of (r->f[C_RECOMP], rec, 3);
+        if (fix->recompute < 0)
+            return unsup (o, "unknown recompute '%s'", r->f[C_RECOMP]);
+        if (fix->recompute == GP_RECOMP_SELECTIVE)
+            fix->seq_par = 1; /* selective comes with SP (Korthikanti) */
+    }
+    if (r->f[C_SHARD][0]) {
+        fix->sharding = enum_of (r->f[C_SHARD], shd, 5);
+        if (fix->sharding < 0)
+            return unsup (o, "unknown sharding '%s'", r->f[C_SHARD]);
+    }
+    return 0;
+}
+
+/* The hardware and the GPU count (blank: one sequence per GPU per step,
+ * whole nodes).
+ */
+static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
+                   const struct gp_validate_request *rq,
+                   const struct gp_train_job *job, struct gp_train_hw *hw,
+                   struct gp_val_row *o)
+{
+    gp_error_t err = {0};
+    const struct gp_accel *acc = gp_catalog_find_accel (cat, r->f[C_GPU],
+                                                        &err);
+    if (!acc)
+        return unsup (o, "%s", err.text);
+    gp_train_hw_from_accel (acc, job->precision, hw);
+    apply_overrides (rq, &hw->eff);
+    int gpn = inum (r, C_GPN, 0);
+    if (gpn > 0)
+        hw->gpus_per_node = gpn;
+    if (hw->peak_flops <= 0 || hw->mem_bytes <= 0)
+        return unsup (o, "accelerator '%s' lacks peak FLOP/s or memory in "
+                         "the catalog", acc->id);
+    int n = inum (r, C_NGPU, 0);
+    if (n <= 0) {
+        n = (int)job->global_batch;
+        if (n >= hw->gpus_per_node)
+            n -= n % hw->gpus_per_node;
+    }
+    o->n_gpus = n;
+    return 0;
+}
+
+/* Search the layout; a row that publishes its whole layout ran, so when
+ * the memory model finds that layout over the HBM the throughput model is
+ * still validated on it and the row says so (docs/model/training.md,
+ * "Validation").
+ */
+static int row_layout (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw,
+                       const struct gp_search_fix *fix,
+                       struct gp_train_result *res, struct gp_val_row *o)
+{
+    int n = o->n_gpus;
+    struct gp_search_stats st;
+    size_t k = gp_search_layouts (m, job, hw, n, fix, res, 1, &st);
+    int full_layout = fix->tp > 0 && fix->pp > 0 && fix->dp > 0
+                      && fix->micro_batch > 0 && fix->recompute >= 0
+                      && (fix->vpp > 0 || fix->pp == 1)
+                      && (fix->ep > 0 || !m->moe_experts);
+    int over_mem = 0;
+    if (k == 0 && st.have_oom && full_layout) {
+        *res = st.best_oom;
+        k = 1;
+        over_mem = 1;
+    }
+    if (k == 0) {
+        if (st.have_oom) {
+            char b[160];
+            layout_str (&st.best_oom.layout, b, sizeof b);
+            snprintf (o->reason, sizeof o->reason,
+                      "no layout fits in memory (closest: %s needs %.1f GB "
+                      "of %.0f GB)", b, st.best_oom.mem.total / 1e9,
+                      hw->mem_bytes / 1e9);
+        } else
+            snprintf (o->reason, sizeof o->reason,
+                      "no valid layout for %d GPUs with the row's fixed "
+                      "fields", n);
+        o->ok = 0;
+        return -1;
+    }
+    layout_str (&res->layout, o->layout, sizeof o->layout);
+    if (over_mem) {
+        size_t len = strlen (o->layout);
+        snprintf (o->layout + len, sizeof o->layout - len,
+                  " [memory model: %.1f GB > %.0f GB]", res->mem.total / 1e9,
+                  hw->mem_bytes / 1e9);
+    }
+    o->has_layout = 1;
+    o->mfu = res->time.mfu;
+    o->step_s = res->time.step_s;
+    o->mem_bytes = res->mem.total;
+    return 0;
+}
+
+static void predict (const struct vrow *r, const struct gp_catalog *cat,
+                     const struct gp_zoo *zoo,
+                     const struct gp_validate_request *rq,
+                     struct gp_val_row *o)
+{
+    memset (o, 0, sizeof *o);
+    snprintf (o->id, sizeof o->id, "%s", r->f[C_ID]);
+    o->line = r->line;
+    o->kind = strcmp (r->f[C_KIND], "campaign") ? GP_VAL_THROUGHPUT
+                                                : GP_VAL_CAMPAIGN;
+    double meas;
+    int mc = o->kind == GP_VAL_CAMPAIGN ? C_MEAS_GPUH : C_MEAS_TPS;
+    if (num (r->f[mc], &meas) != 1 || meas <= 0) {
+        o->measured = NAN;
+        unsup (o, "no measured value in the row%s", "");
+    } else
+        o->measured = meas;
+
+    struct gp_arch a;
+    if (row_arch (r, zoo, &a, o))
+        return;
+    struct gp_train_model m;
+    gp_error_t err = {0};
+    if (gp_train_prep (&a, &m, &err)) {
+        unsup (o, "%s", err.text);
+        return;
+    }
+    struct gp_train_job job;
+    struct gp_train_hw hw;
+    struct gp_search_fix fix;
+    if (row_job (r, &job, o) || row_hw (r, cat, rq, &job, &hw, o)
+        || row_fix (r, &fix, o))
+        return;
+    if (fix.tp > 0 && fix.pp > 0 && fix.dp > 0
+        && fix.tp * fix.pp * fix.dp * (fix.cp > 0 ? fix.cp : 1) != o->n_gpus) {
+        unsup (o, "tp*pp*dp*cp differs from num_gpus%s", "");
+        return;
+    }
+    struct gp_train_result res;
+    if (row_layout (&m, &job, &hw, &fix, &res, o))
+        return;
+    double tps = res.time.tokens_per_s_per_gpu;
+    if (o->kind == GP_VAL_CAMPAIGN) {
+        if (job.tokens <= 0) {
+            unsup (o, "campaign row without tokens%s", "");
+            return;
+        }
+        /* goodput from the reliability model at its documented defaults
+         * (gp_train_reliability, docs/model/training.md).
+         */
+        struct gp_reliability rel;
+        gp_train_reliability (&m, &job, o->n_gpus, hw.gpus_per_node, &rel);
+        o->predicted = job.tokens / (tps * rel.goodput) / 3600.0;
+    } else
+        o->predicted = tps;
+    if (isnan (o->measured))
+        return; /* reason already set */
+    o->rel_err = (o->predicted - o->measured) / o->measured;
+    o->ok = 1;
+}
+
+/* ============================== summary =============================== */
+
+static void family_of (const char *id, char *out, size_t n)
+{
+    size_t i = 0;
+    while (id[i] && id[i] != '-' && i + 1 < n) {
+        out[i] = id[i];
+        i++;
+    }
+    out[i] = 0;
+}
+
+/* Index of the family of 'id' in 'v->by_family', added when new; -1 on
+ * allocation failure.
+ */
+static long family_index (struct gp_validation *v, const char *id,
+                          size_t *cap)
+{
+    char fam[32];
+    family_of (id, fam, sizeof fam);
+    for (size_t f = 0; f < v->n_families; f++)
+        if (!strcmp (v->by_family[f].name, fam))
+            return (long)f;
+    if (v->n_families == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        struct gp_val_summary *p = realloc (v->by_family, nc * sizeof *p);
+        if (!p)
+            return -1;
+        v->by_family = p;
+        *cap = nc;
+    }
+    struct gp_val_summary *s = &v->by_family[v->n_families];
+    memset (s, 0, sizeof *s);
+    snprintf (s->name, sizeof s->name, "%s", fam);
+    return (long)v->n_families++;
+}
+
+/* The summaries of 'v' over its rows. */
+static int summarise (struct gp_validation *v)
+{
+    size_t n = v->n_rows;
+    struct val_acc all, kind[2], *fam = NULL;
+    long *fi = calloc (n ? n : 1, sizeof *fi);
+    size_t cap = 0;
+    int rc = -1;
+    if (!fi || gp__val_acc_init (&all, n) || gp__val_acc_init (&kind[0], n)
+        || gp__val_acc_init (&kind[1], n))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        fi[i] = family_index (v, v->rows[i].id, &cap);
+        if (fi[i] < 0)
+            goto done;
+    }
+    fam = calloc (v->n_families ? v->n_families : 1, sizeof *fam);
+    if (!fam)
+        goto done;
+    for (size_t f = 0; f < v->n_families; f++)
+        if (gp__val_acc_init (&fam[f], n))
+            goto done;
+    for (size_t i = 0; i < n; i++) {
+        const struct gp_val_row *r = &v->rows[i];
+        gp__val_acc_add (&all, r->ok, r->rel_err);
+        gp__val_acc_add (&kind[r->kind], r->ok, r->rel_err);
+        gp__val_acc_add (&fam[fi[i]], r->ok, r->rel_err);
+    }
+    gp__val_acc_summary (&all, "all", &v->all);
+    gp__val_acc_summary (&kind[0], "throughput", &v->by_kind[0]);
+    gp__val_acc_summary (&kind[1], "campaign", &v->by_kind[1]);
+    for (size_t f = 0; f < v->n_families; f++) {
+        char name[sizeof v->by_family[f].name];
+        memcpy (name, v->by_family[f].name, sizeof name);
+        gp__val_acc_summary (&fam[f], name, &v->by_family[f]);
+    }
+    rc = 0;
+done:
+    gp__val_acc_free (&all);
+    gp__val_acc_free (&kind[0]);
+    gp__val_acc_free (&kind[1]);
+    for (size_t f = 0; fam && f < v->n_families; f++)
+        gp__val_acc_free (&fam[f]);
+    free (fam);
+    free (fi);
+    return rc;
+}
+
+/* ============================== public ================================= */
+
+void gp_validation_destroy (struct gp_validation *v)
+{
+    if (!v)
+        return;
+    free (v->rows);
+    free (v->by_family);
+    free (v);
+}
+
+int gp_validate_training (const struct gp_catalog *cat,
+                          const struct gp_validate_request *rq,
+                          struct gp_validation **out, gp_error_t *err)
+{
+    if (!cat || !rq || !rq->path || !out
+        || (rq->n_overrides && !rq->overrides))
+        return gp_errprintf (err, GP_EINVAL, "validate training: NULL "
+                                             "argument");
+    struct vfile vf;
+    memset (&vf, 0, sizeof vf);
+    vf.path = rq->path;
+    int rc = gp_csv_parse_file (rq->path, ',', on_row, &vf, err);
+    if (rc) {
+        vfile_free (&vf);
+        return rc;
+    }
+    struct gp_zoo *own_zoo = NULL;
+    const struct gp_zoo *zoo = rq->zoo;
+    if (!zoo)
+        zoo = own_zoo = gp_zoo_load (NULL, NULL); /* NULL: columns only */
+    struct gp_validation *v = calloc (1, sizeof *v);
+    if (v)
+        v->rows = calloc (vf.n ? vf.n : 1, sizeof *v->rows);
+    if (!v || !v->rows) {
+        rc = gp_errprintf (err, GP_ENOMEM, "out of memory");
+        goto done;
+    }
+    v->n_rows = vf.n;
+    for (size_t i = 0; i < vf.n; i++)
+        predict (&vf.rows[i], cat, zoo, rq, &v->rows[i]);
+    if (summarise (v)) {
+        rc = gp_errprintf (err, GP_ENOMEM, "out of memory");
+        goto done;
+    }
+    *out = v;
+    v = NULL;
+done:
+    gp_validation_destroy (v);
+    gp_zoo_destroy (own_zoo);
+    vfile_free (&vf);
+    return rc;
+}
