@@ -87,6 +87,8 @@ static json_t *instance_json (const struct gp_instance *in)
     json_object_set_new (o, "reserved_3y_usd_hr",
                          known (in->reserved_3y_usd_hr));
     json_object_set_new (o, "price_date", jstr (in->price_date));
+    json_object_set_new (o, "price_as_of", jstr (in->price_as_of));
+    json_object_set_new (o, "price_flags", jstr (in->price_flags));
     json_object_set_new (o, "source", jstr (in->source));
     json_object_set_new (o, "notes", jstr (in->notes));
     return o;
