@@ -24,6 +24,7 @@
 #include "gpuplan/arch.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/error.h"
+#include "gpuplan/price.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,7 @@ enum gp_dtype {
  * fp8/int8 1, int4 0.5 + 2/128 (one fp16 scale per 128), fp4 0.5 + 1/16.
  */
 double gp_dtype_bytes (enum gp_dtype d);
+/* Name of 'd' ("bf16", "fp8", ...); a static string, never NULL. */
 const char *gp_dtype_str (enum gp_dtype d);
 /* Parse "bf16", "fp16", "fp8", "int8", "int4", "fp4" (also "nvfp4",
  * "mxfp4", "fp32").  Returns 0 or GP_EINVAL listing the choices.
@@ -60,8 +62,10 @@ enum gp_engine {
     GP_ENGINE_FT,     /* FasterTransformer: static batches, no paging */
 };
 
+/* Name of 'e' ("trtllm", "vllm", ...); a static string, never NULL. */
 const char *gp_engine_str (enum gp_engine e);
-/* Accepts trtllm/tensorrt-llm/nim, vllm, sglang, fastertransformer/ft. */
+/* Parse an engine name into '*out'.  Returns 0, or GP_EINVAL listing the
+ * choices.  Accepts trtllm/tensorrt-llm/nim, vllm, sglang, fastertransformer/ft. */
 int gp_engine_parse (const char *s, enum gp_engine *out, gp_error_t *err);
 
 /* Scheduler and runtime constants of an engine (docs/model/inference.md,
@@ -80,6 +84,9 @@ struct gp_engine_params {
     double seq_overhead_s;  /* per sequence in the batch per iteration */
 };
 
+/* Fill '*p' with the scheduler and runtime constants of engine 'e'
+ * (docs/model/inference.md, "Engines").  Never fails.
+ */
 void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p);
 
 /* ==================== hardware efficiency factors ======================= */
@@ -102,6 +109,10 @@ struct gp_hw_eff {
                              * dense GEMMs */
 };
 
+/* Fill '*e' with the achieved fractions of the peaks of accelerator 'a'
+ * (its generation's calibrated row; docs/model/inference.md,
+ * "Calibration").  Never fails: an unknown generation gets the generic row.
+ */
 void gp_hw_eff_for (const struct gp_accel *a, struct gp_hw_eff *e);
 
 /* =========================== one replica =============================== */
@@ -188,7 +199,10 @@ struct gp_iter_time {
     int compute_bound;                    /* GEMMs above the roofline knee */
 };
 
-/* Time of one iteration of the replica under 'load'; 'out' may be NULL. */
+/* Time of one iteration of the replica under 'load', in seconds; 'out'
+ * (may be NULL) receives the parts of that time and the bytes and FLOPs
+ * per GPU.  Pure; never fails.
+ */
 double gp_infer_iter_time (const struct gp_serve_model *m,
                            const struct gp_iter_load *load,
                            struct gp_iter_time *out);
@@ -236,8 +250,11 @@ struct gp_sim_result {
     int unstable;                /* Poisson: queue grew without bound */
 };
 
-/* Run the engine on 'w'.  Returns 0, GP_EINFEASIBLE when a request can
- * never fit in the KV cache, GP_ENOMEM.
+/* Run the engine of replica 'm' on workload 'w' and fill '*r' (times in
+ * seconds, rates per second).  Deterministic for a given 'w->seed'.
+ * Returns 0, GP_EINVAL for a bad workload (lengths < 1 token, Poisson
+ * without a rate), GP_EINFEASIBLE when a request can never fit in the KV
+ * cache, GP_ENOMEM.
  */
 int gp_infer_simulate (const struct gp_serve_model *m,
                        const struct gp_workload *w,
@@ -250,6 +267,28 @@ struct gp_slo {
     double ttft_p95_s, ttft_p99_s, tpot_p95_s, e2e_p95_s; /* 0 = none */
 };
 
+/* What binds a replica (feasible) or rules a layout out (infeasible).
+ * The matching text ('limit', 'reason') is rendered from the numbers and
+ * never read back.
+ */
+enum gp_infer_limit {
+    GP_INFER_LIMIT_NONE,
+    GP_INFER_LIMIT_SATURATION, /* engine saturation throughput */
+    GP_INFER_LIMIT_UNSTABLE,   /* the queue grows without bound */
+    GP_INFER_LIMIT_TTFT_P95,   /* an SLO ... */
+    GP_INFER_LIMIT_TTFT_P99,
+    GP_INFER_LIMIT_TPOT_P95,
+    GP_INFER_LIMIT_E2E_P95,
+    GP_INFER_LIMIT_LAYOUT,     /* the layout is invalid (tp vs heads, ep) */
+    GP_INFER_LIMIT_MEMORY,     /* weights + workspace + one sequence do not
+                                * fit in device memory or the KV cache */
+    GP_INFER_LIMIT_NO_LAYOUT,  /* no layout could be tried */
+    GP_INFER_LIMIT_ERROR,      /* another model error (see the text) */
+};
+
+/* Stable name of 'l' ("ttft_p95", "memory", ...); static, never NULL. */
+const char *gp_infer_limit_str (enum gp_infer_limit l);
+
 struct gp_size_result {
     int feasible;
     double rate_per_replica;     /* highest rate meeting every SLO */
@@ -258,6 +297,9 @@ struct gp_size_result {
     int replicas_min;            /* at the trough rate (autoscaling floor) */
     struct gp_sim_result at_peak;/* one replica at peak/replicas */
     char limit[160];             /* which SLO or limit binds */
+    enum gp_infer_limit limit_kind; /* the same, typed */
+    int light_load_miss;         /* infeasible: an SLO is missed even at
+                                  * light load (2 % of saturation) */
 };
 
 /* Find the largest per-replica Poisson rate meeting 'slo' (bisection over
@@ -291,6 +333,7 @@ struct gp_infer_option {
     enum gp_dtype weight_dtype, kv_dtype;
     int feasible;
     char reason[240];            /* why not, or the binding limit */
+    enum gp_infer_limit limit;   /* the same, typed */
     struct gp_serve_model model;
     struct gp_size_result size;
     double gpus;                 /* GPUs at peak (fractional for slices) */
@@ -342,6 +385,175 @@ int gp_infer_fleet (double rate_per_replica, double headroom,
                     double output_tokens, int *replicas, struct gp_fleet *f,
                     gp_error_t *err);
 
+/* ==================== the inference plan (one call) ===================== */
+
+#define GP_INFER_MAX_LIST 16     /* accelerators, precisions per request */
+#define GP_INFER_MAX_PROFILE 288 /* periods of a day (5-minute resolution) */
+
+/* Everything `gpuplan infer` asks, from flags or a spec.  Start from
+ * gp_infer_request_defaults(); a spec (gp_infer_spec_load) and the
+ * parse helpers below fill it.  Units: requests/s, tokens, seconds.
+ */
+struct gp_infer_request {
+    char model[64];              /* zoo id; ignored when has_arch */
+    int has_arch;                /* 1: 'arch' holds explicit dimensions */
+    struct gp_arch arch;         /* custom model (spec mapping) */
+    char accels[GP_INFER_MAX_LIST][48]; /* catalog accelerator ids */
+    int n_accels;
+    enum gp_dtype precisions[GP_INFER_MAX_LIST]; /* weight formats */
+    int n_precisions;
+    int kv_set;                  /* 1: kv_dtype given, else the default
+                                  * (fp8 for fp8/fp4 weights on FP8 parts,
+                                  * else bf16) */
+    enum gp_dtype kv_dtype;
+    enum gp_engine engine;
+    int tp, pp, ep;              /* fixed layout; 0 = choose */
+    int attn_dp;                 /* MoE attention data parallelism */
+    double prefix_hit;           /* share of prompt tokens cached, [0, 1) */
+    double rps_peak;             /* peak requests/s; 0 = profile maximum */
+    double rps_trough;           /* floor; 0 or > peak = peak (profile:
+                                  * its minimum) */
+    double rps_mean;             /* informational (spec traffic.rps_mean) */
+    double profile[GP_INFER_MAX_PROFILE]; /* rates over one day */
+    size_t n_profile;            /* 0 = 12 h at peak, 12 h at trough */
+    double prompt, output;       /* mean tokens, >= 1 */
+    enum gp_len_dist prompt_dist, output_dist;
+    double prompt_cv, output_cv; /* spread of 'uniform', <= 0.577 */
+    struct gp_slo slo;
+    double headroom;             /* spare share of a replica's rate, < 0.95 */
+    int no_mig;                  /* 1: never consider MIG slices */
+    char instance[64];           /* price from this catalog instance; "" =
+                                  * the pricing rule (price.h) */
+    char instance_origin[96];    /* where 'instance' came from, for errors
+                                  * ("--instance", "spec.yaml:9:13: ..."); ""
+                                  * = "instance" */
+    unsigned long long seed;     /* workload seed */
+};
+
+/* Defaults: vllm, bf16 weights, headroom 0.2, uniform spreads 0.3, seed 1,
+ * MIG allowed, everything else 0/empty.
+ */
+void gp_infer_request_defaults (struct gp_infer_request *rq);
+
+/* Replace rq->accels with the comma-separated ids in 's'.  Returns 0, or
+ * GP_EINVAL when 's' names none or more than GP_INFER_MAX_LIST.
+ */
+int gp_infer_request_set_accels (struct gp_infer_request *rq, const char *s,
+                                 gp_error_t *err);
+/* Replace rq->precisions with the comma-separated formats in 's'.  Returns
+ * 0, or GP_EINVAL for an unknown format, an empty list or too many.
+ */
+int gp_infer_request_set_precisions (struct gp_infer_request *rq,
+                                     const char *s, gp_error_t *err);
+/* Replace rq->profile with "R,R,..." (rates >= 0, at most
+ * GP_INFER_MAX_PROFILE).  Returns 0 or GP_EINVAL.
+ */
+int gp_infer_request_set_profile (struct gp_infer_request *rq, const char *s,
+                                  gp_error_t *err);
+/* Parse "fixed", "uniform" or "exponential".  Returns 0 or GP_EINVAL. */
+int gp_len_dist_parse (const char *s, enum gp_len_dist *out, gp_error_t *err);
+/* Parse a layout degree: "" or "choose" -> 0, else an integer 1-64.
+ * Returns 0 or GP_EINVAL.
+ */
+int gp_infer_layout_parse (const char *s, int *out, gp_error_t *err);
+
+/* Read a `gpuplan infer` spec (docs/formats/infer.md) into 'rq', on top of
+ * what it holds (normally gp_infer_request_defaults()).  Strict keys; a
+ * profile sets the peak/trough/mean rates it implies.  Returns 0, or
+ * GP_EIO/GP_EPARSE/GP_EINVAL with "file:line:col: ..." in 'err'.
+ */
+int gp_infer_spec_load (const char *path, struct gp_infer_request *rq,
+                        gp_error_t *err);
+
+/* Why the recommended option was chosen. */
+enum gp_infer_choice {
+    GP_INFER_CHOICE_NONE,            /* no option is feasible */
+    GP_INFER_CHOICE_CHEAPEST_PRICED, /* lowest $/h at the peak among the
+                                      * priced feasible options */
+    GP_INFER_CHOICE_FEWEST_GPUS,     /* no feasible option is priced: the
+                                      * fewest GPUs at the peak */
+};
+
+/* Whether an option has a price. */
+enum gp_infer_price_status {
+    GP_INFER_PRICED,
+    GP_INFER_UNPRICED,               /* no catalog instance with the
+                                      * accelerator publishes an on-demand
+                                      * price */
+    GP_INFER_UNPRICED_INSTANCE,      /* the requested instance carries
+                                      * another accelerator or has no
+                                      * on-demand price */
+};
+
+/* One accelerator x weight precision of a plan, sized, priced and
+ * rounded to whole nodes.  Prices and costs are 0 when not priced.
+ */
+struct gp_infer_plan_option {
+    struct gp_infer_option opt;  /* layout, sizing, replica model (its
+                                  * cfg.arch points into the result) */
+    enum gp_engine engine;
+    enum gp_infer_price_status price_status;
+    struct gp_gpu_price price;   /* on-demand, from gp_price_gpu_hour();
+                                  * price.inst borrowed from the catalog */
+    int gpus_per_node;           /* the instance's, else the scale-up
+                                  * domain capped at 8 */
+    int nodes;                   /* whole nodes at the peak */
+    int nodes_trough;            /* whole nodes at the trough */
+    double usd_per_hour;         /* nodes x node price, at the peak */
+    double usd_per_hour_trough;
+    double usd_per_1m_output_tokens; /* at the peak rate */
+    struct gp_fleet fleet;       /* the day, whole nodes per period (valid
+                                  * when opt.feasible) */
+    int *fleet_replicas;         /* fleet.n_periods replicas per period */
+};
+
+/* The result of gp_infer_plan(); owned by the caller. */
+struct gp_infer_plan_result {
+    struct gp_infer_request request; /* as resolved: peak, trough and mean
+                                      * set, trough clamped to the peak */
+    struct gp_arch arch;             /* the model planned */
+    struct gp_infer_plan_option *options; /* accelerator-major, then
+                                            * precision, in request order */
+    size_t n_options;
+    int recommended;                 /* index into options, -1 = none */
+    enum gp_infer_choice choice;
+    int n_undated_prices;            /* priced options whose instance has
+                                      * no price_as_of */
+    struct gp_zoo *zoo_;             /* private: the zoo 'arch' came from */
+};
+
+/* Plan a serving deployment: for every accelerator x weight precision of
+ * 'rq', choose the layout (gp_infer_choose), price a GPU-hour with the one
+ * pricing rule (gp_price_gpu_hour, on-demand; rq->instance names the
+ * instance), round to whole nodes, cost the autoscaled fleet over the day
+ * (the profile, else 12 h at peak and 12 h at trough) and recommend the
+ * cheapest priced feasible option (fewest GPUs when none is priced).
+ * Model ids resolve in the embedded zoo, accelerators in 'cat'.
+ * Returns 0 with '*out' set (free with gp_infer_plan_destroy) even when no
+ * option is feasible (recommended -1); GP_EINVAL for a bad request (no
+ * rate, lengths < 1 token, no accelerator), GP_ENOTFOUND for an unknown
+ * model, accelerator or instance (the text names rq->instance_origin),
+ * GP_ENOMEM.  '*out' is NULL on error.
+ */
+int gp_infer_plan (const struct gp_catalog *cat,
+                   const struct gp_infer_request *rq,
+                   struct gp_infer_plan_result **out, gp_error_t *err);
+
+/* Free a plan result; NULL is fine. */
+void gp_infer_plan_destroy (struct gp_infer_plan_result *r);
+
+/* The plan as one JSON document (docs/formats/infer.md).  The caller owns
+ * the returned value (json_decref); NULL when out of memory.
+ */
+struct json_t *gp_report_infer_json (const struct gp_infer_plan_result *r);
+
+/* The plan as the text report of `gpuplan infer` (table, "Why", prices,
+ * recommendation).  Returns a NUL-terminated string the caller must
+ * free(), or NULL with 'err' set (GP_EINVAL, GP_ENOMEM).
+ */
+char *gp_report_infer_text (const struct gp_infer_plan_result *r,
+                            gp_error_t *err);
+
 /* ============================ validation ================================ */
 
 /* One row of the inference validation schema, predicted. */
@@ -372,6 +584,7 @@ int gp_infer_validate (const char *path,
                        const struct gp_zoo *zoo,
                        struct gp_infer_val *out,
                        gp_error_t *err);
+/* Free the rows of 'v' (not 'v' itself); NULL and empty are fine. */
 void gp_infer_val_free (struct gp_infer_val *v);
 
 #ifdef __cplusplus

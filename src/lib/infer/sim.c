@@ -87,251 +87,320 @@ static int choose_n (const struct gp_serve_model *m,
     }
 }
 
-int gp_infer_simulate (const struct gp_serve_model *m,
-                       const struct gp_workload *w,
-                       struct gp_sim_result *res,
-                       gp_error_t *err)
+/* The engine's state during one run. */
+struct engine {
+    const struct gp_serve_model *m;
+    const struct gp_engine_params *E;
+    const struct gp_workload *w;
+    int n;                 /* requests */
+    int conc;              /* closed-loop clients */
+    struct req *R;
+    int *run;              /* running requests, admission order */
+    int *wq;               /* waiting queue, a ring of n */
+    int *pre;              /* indexes into run[] still prefilling */
+    double *s_ttft, *s_tpot, *s_e2e, *s_q; /* per-request samples */
+    double cap;            /* KV capacity, tokens */
+    int wq_head, wq_len, n_run, next_arr, done, n_created;
+    double t, kv_used, kv_peak, batch_sum;
+    long iters;
+    int max_b, preempt, kv_limited;
+    int qmax_at_last_arrival;
+    int n_dec, n_pre;      /* this iteration: decoders, prefills */
+    double dec_ctx;
+};
+
+static void engine_free (struct engine *e)
 {
-    if (!m || !w || !res)
-        return gp_errprintf (err, GP_EINVAL, "simulate: missing argument");
-    if (w->in_len < 1 || w->out_len < 1)
-        return gp_errprintf (err, GP_EINVAL,
-                             "simulate: prompt and output lengths must be "
-                             ">= 1 token");
-    if (w->arrivals == GP_ARR_POISSON && !(w->rate > 0))
-        return gp_errprintf (err, GP_EINVAL,
-                             "simulate: Poisson arrivals need a rate > 0");
-    const struct gp_engine_params *E = &m->cfg.eng;
-    int n = w->n_requests > 0 ? w->n_requests : choose_n (m, w);
-    int conc = w->concurrency > 0 ? w->concurrency : 1;
-    struct req *R = calloc ((size_t)n, sizeof *R);
-    int *run = calloc ((size_t)n, sizeof *run);
-    int *wq = calloc ((size_t)n, sizeof *wq);
-    int *pre = calloc ((size_t)n, sizeof *pre);
-    double *s_ttft = calloc ((size_t)n, sizeof (double));
-    double *s_tpot = calloc ((size_t)n, sizeof (double));
-    double *s_e2e = calloc ((size_t)n, sizeof (double));
-    double *s_q = calloc ((size_t)n, sizeof (double));
-    if (!R || !run || !wq || !pre || !s_ttft || !s_tpot || !s_e2e || !s_q) {
-        free (R), free (run), free (wq), free (pre);
-        free (s_ttft), free (s_tpot), free (s_e2e), free (s_q);
+    free (e->R), free (e->run), free (e->wq), free (e->pre);
+    free (e->s_ttft), free (e->s_tpot), free (e->s_e2e), free (e->s_q);
+}
+
+static int engine_alloc (struct engine *e, gp_error_t *err)
+{
+    size_t n = (size_t)e->n;
+    e->R = calloc (n, sizeof *e->R);
+    e->run = calloc (n, sizeof *e->run);
+    e->wq = calloc (n, sizeof *e->wq);
+    e->pre = calloc (n, sizeof *e->pre);
+    e->s_ttft = calloc (n, sizeof (double));
+    e->s_tpot = calloc (n, sizeof (double));
+    e->s_e2e = calloc (n, sizeof (double));
+    e->s_q = calloc (n, sizeof (double));
+    if (!e->R || !e->run || !e->wq || !e->pre || !e->s_ttft || !e->s_tpot
+        || !e->s_e2e || !e->s_q) {
+        engine_free (e);
         return gp_errprintf (err, GP_ENOMEM, "simulate: out of memory");
     }
+    return 0;
+}
+
+/* Create requests: lengths for all; arrival times per mode.  Then check
+ * that every request fits in the KV cache on its own.
+ */
+static int create_requests (struct engine *e, gp_error_t *err)
+{
+    const struct gp_workload *w = e->w;
+    const struct gp_serve_model *m = e->m;
     uint64_t seed = w->seed ? (uint64_t)w->seed : 42;
-    double cap = m->kv_capacity_tokens;
     double hit = m->cfg.prefix_hit > 0 && m->cfg.prefix_hit < 1
                      ? m->cfg.prefix_hit
                      : 0.0;
-
-    /* Create requests: lengths for all; arrival times per mode. */
     double t_arr = 0;
-    int n_created;
-    for (int i = 0; i < n; i++) {
-        R[i].in = draw_len (&seed, w->in_len, w->in_dist, w->in_cv);
-        R[i].out = draw_len (&seed, w->out_len, w->out_dist, w->out_cv);
-        R[i].target = R[i].in;
-        R[i].prefilled = (int)floor (R[i].in * hit);
-        if (R[i].prefilled >= R[i].in)
-            R[i].prefilled = R[i].in - 1;
+    for (int i = 0; i < e->n; i++) {
+        struct req *q = &e->R[i];
+        q->in = draw_len (&seed, w->in_len, w->in_dist, w->in_cv);
+        q->out = draw_len (&seed, w->out_len, w->out_dist, w->out_cv);
+        q->target = q->in;
+        q->prefilled = (int)floor (q->in * hit);
+        if (q->prefilled >= q->in)
+            q->prefilled = q->in - 1;
         if (w->arrivals == GP_ARR_POISSON) {
             t_arr += -log (rng_u01 (&seed)) / w->rate;
-            R[i].arrival = t_arr;
+            q->arrival = t_arr;
         }
     }
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        double need = R[i].in + R[i].out; /* one sequence must fit whole */
-        if (need > cap) {
-            rc = gp_errprintf (err, GP_EINFEASIBLE,
-                               "a request of %d + %d tokens does not fit in "
-                               "the KV cache (%.0f tokens per replica)",
-                               R[i].in, R[i].out, cap);
-            goto out;
-        }
+    for (int i = 0; i < e->n; i++) {
+        double need = e->R[i].in + e->R[i].out; /* must fit whole */
+        if (need > e->cap)
+            return gp_errprintf (err, GP_EINFEASIBLE,
+                                 "a request of %d + %d tokens does not fit "
+                                 "in the KV cache (%.0f tokens per replica)",
+                                 e->R[i].in, e->R[i].out, e->cap);
     }
-    n_created = w->arrivals == GP_ARR_CLOSED ? (conc < n ? conc : n) : n;
+    e->n_created = w->arrivals == GP_ARR_CLOSED
+                       ? (e->conc < e->n ? e->conc : e->n)
+                       : e->n;
+    return 0;
+}
 
-    int wq_head = 0, wq_len = 0, n_run = 0, next_arr = 0, done = 0;
-    double t = 0, kv_used = 0, kv_peak = 0, batch_sum = 0;
-    long iters = 0;
-    int max_b = 0, preempt = 0, kv_limited = 0, unstable = 0;
-    int qmax_at_last_arrival = -1;
-    while (done < n) {
-        /* arrivals up to now */
-        while (next_arr < n_created && R[next_arr].arrival <= t) {
-            wq[(wq_head + wq_len) % n] = next_arr;
-            wq_len++;
-            next_arr++;
+/* Queue the arrivals up to now.  Returns 1 when the engine is idle and the
+ * clock jumped to the next arrival (the caller starts over), -1 when
+ * nothing is left, 0 to go on.
+ */
+static int take_arrivals (struct engine *e)
+{
+    while (e->next_arr < e->n_created && e->R[e->next_arr].arrival <= e->t) {
+        e->wq[(e->wq_head + e->wq_len) % e->n] = e->next_arr;
+        e->wq_len++;
+        e->next_arr++;
+    }
+    if (e->w->arrivals == GP_ARR_POISSON && e->next_arr == e->n
+        && e->qmax_at_last_arrival < 0)
+        e->qmax_at_last_arrival = e->wq_len;
+    if (e->n_run == 0 && e->wq_len == 0) {
+        if (e->next_arr < e->n_created) {
+            e->t = e->R[e->next_arr].arrival;
+            return 1;
         }
-        if (w->arrivals == GP_ARR_POISSON && next_arr == n
-            && qmax_at_last_arrival < 0)
-            qmax_at_last_arrival = wq_len;
-        if (n_run == 0 && wq_len == 0) {
-            if (next_arr < n_created) {
-                t = R[next_arr].arrival;
-                continue;
+        return -1; /* nothing left (should not happen) */
+    }
+    return 0;
+}
+
+/* Admission, FIFO, while sequences and KV space allow. */
+static void admit (struct engine *e)
+{
+    const struct gp_engine_params *E = e->E;
+    while (e->wq_len > 0 && e->n_run < E->max_batch) {
+        struct req *q = &e->R[e->wq[e->wq_head]];
+        double need = E->reserve_full ? q->target + (q->out - q->gen)
+                                      : q->target + 1;
+        if (e->kv_used + need > e->cap) {
+            e->kv_limited = 1;
+            break;
+        }
+        e->kv_used += need;
+        q->kv = need;
+        if (!q->admitted) {
+            q->admitted = 1;
+            q->t_admit = e->t;
+        }
+        e->run[e->n_run++] = e->wq[e->wq_head];
+        e->wq_head = (e->wq_head + 1) % e->n;
+        e->wq_len--;
+    }
+}
+
+static int is_decoding (const struct req *q)
+{
+    return q->prefilled >= q->target && q->gen > 0 && q->gen < q->out;
+}
+
+/* The decode set (count, context) and the prompts still to fill; with
+ * incremental KV a decode step that finds no free page preempts the newest
+ * sequences, which later re-prefill (recompute).
+ */
+static void decode_set (struct engine *e)
+{
+    e->n_dec = e->n_pre = 0;
+    e->dec_ctx = 0;
+    for (int j = 0; j < e->n_run; j++) {
+        struct req *q = &e->R[e->run[j]];
+        if (q->prefilled < q->target)
+            e->pre[e->n_pre++] = j;
+        else if (q->gen > 0 && q->gen < q->out) {
+            e->n_dec++;
+            e->dec_ctx += q->in + q->gen;
+        }
+    }
+    if (e->E->reserve_full)
+        return;
+    while (e->kv_used + e->n_dec > e->cap && e->n_run > 1) {
+        int v = e->run[--e->n_run];
+        struct req *q = &e->R[v];
+        if (is_decoding (q)) {
+            e->n_dec--;
+            e->dec_ctx -= q->in + q->gen;
+        }
+        e->kv_used -= q->kv;
+        q->kv = 0;
+        q->target = q->in + q->gen;
+        q->prefilled = 0;
+        e->wq_head = (e->wq_head - 1 + e->n) % e->n;
+        e->wq[e->wq_head] = v;
+        e->wq_len++;
+        e->preempt++;
+    }
+    while (e->n_pre > 0 && e->pre[e->n_pre - 1] >= e->n_run)
+        e->n_pre--;
+}
+
+/* The load of this iteration: decoders first within the token budget,
+ * then prefill chunks in admission order.
+ */
+static void build_load (struct engine *e, struct gp_iter_load *L)
+{
+    const struct gp_engine_params *E = e->E;
+    memset (L, 0, sizeof *L);
+    double budget = E->max_num_tokens > 0 ? E->max_num_tokens : 8192;
+    if (e->n_dec <= budget) {
+        L->n_decode = e->n_dec;
+        L->decode_ctx = e->dec_ctx;
+        L->n_logits = e->n_dec;
+        budget -= e->n_dec;
+    } else { /* more decoders than the token budget: first come */
+        for (int j = 0; j < e->n_run && budget >= 1; j++) {
+            struct req *q = &e->R[e->run[j]];
+            if (is_decoding (q)) {
+                L->n_decode += 1;
+                L->decode_ctx += q->in + q->gen;
+                L->n_logits += 1;
+                budget -= 1;
+                q->chunk = -1; /* decodes this step */
             }
-            break; /* nothing left (should not happen) */
         }
-        /* admission, FIFO */
-        while (wq_len > 0 && n_run < E->max_batch) {
-            struct req *q = &R[wq[wq_head]];
-            double need = E->reserve_full ? q->target + (q->out - q->gen)
-                                          : q->target + 1;
-            if (kv_used + need > cap) {
-                kv_limited = 1;
+    }
+    double pre_tok = 0;
+    for (int i = 0; i < e->n_pre; i++) {
+        struct req *q = &e->R[e->run[e->pre[i]]];
+        int left = q->target - q->prefilled;
+        int chunk = left;
+        if (E->chunked_prefill) {
+            if (budget < 1)
                 break;
-            }
-            kv_used += need;
-            q->kv = need;
-            if (!q->admitted) {
-                q->admitted = 1;
-                q->t_admit = t;
-            }
-            run[n_run++] = wq[wq_head];
-            wq_head = (wq_head + 1) % n;
-            wq_len--;
+            if (chunk > budget)
+                chunk = (int)budget;
+        } else if (pre_tok > 0 && pre_tok + chunk > budget) {
+            break;
         }
-        if (n_run == 0) { /* cannot happen after the fit check */
-            rc = gp_errprintf (err, GP_EINTERNAL, "simulate: stalled");
-            goto out;
+        budget -= chunk;
+        pre_tok += chunk;
+        L->n_prefill += chunk;
+        L->prefill_ctx += chunk * (q->prefilled + (chunk + 1) / 2.0);
+        if (chunk == left)
+            L->n_logits += 1;
+        q->chunk = chunk; /* pages were allocated at admission */
+    }
+}
+
+/* Advance request 'q' by the step just taken; 1 when it finished. */
+static int step_request (struct engine *e, struct req *q, int all_dec)
+{
+    if (q->chunk > 0) { /* got a prefill chunk */
+        q->prefilled += q->chunk;
+        q->chunk = 0;
+        if (q->prefilled >= q->target && q->gen == 0) {
+            q->gen = 1;
+            q->t_first = e->t;
+            return q->gen >= q->out;
         }
-        /* decode set; incremental KV may preempt the newest sequences */
+        return 0;
+    }
+    if (is_decoding (q) && (all_dec || q->chunk < 0)) {
+        q->chunk = 0;
+        q->gen++;
+        if (!e->E->reserve_full) {
+            e->kv_used += 1;
+            q->kv += 1;
+        }
+        return q->gen >= q->out;
+    }
+    return 0;
+}
+
+/* Apply the step: emit tokens, retire finished requests (a closed-loop
+ * client resubmits at once).
+ */
+static void apply_step (struct engine *e, int all_dec)
+{
+    int keep = 0;
+    for (int j = 0; j < e->n_run; j++) {
+        int id = e->run[j];
+        struct req *q = &e->R[id];
+        if (!step_request (e, q, all_dec)) {
+            e->run[keep++] = id;
+            continue;
+        }
+        q->t_done = e->t;
+        e->kv_used -= q->kv;
+        q->kv = 0;
+        e->done++;
+        if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
+            e->R[e->n_created].arrival = e->t;
+            e->n_created++;
+        }
+    }
+    e->n_run = keep;
+    if (e->kv_used > e->kv_peak)
+        e->kv_peak = e->kv_used;
+}
+
+/* The engine loop until every request is done. */
+static int run_engine (struct engine *e, gp_error_t *err)
+{
+    const struct gp_engine_params *E = e->E;
+    while (e->done < e->n) {
+        int a = take_arrivals (e);
+        if (a > 0)
+            continue;
+        if (a < 0)
+            break;
+        admit (e);
+        if (e->n_run == 0) /* cannot happen after the fit check */
+            return gp_errprintf (err, GP_EINTERNAL, "simulate: stalled");
+        decode_set (e);
         struct gp_iter_load L;
-        memset (&L, 0, sizeof L);
-        /* one pass: decoders (count, context) and prompts still to fill */
-        int n_dec = 0, n_pre = 0;
-        double dec_ctx = 0;
-        for (int j = 0; j < n_run; j++) {
-            struct req *q = &R[run[j]];
-            if (q->prefilled < q->target)
-                pre[n_pre++] = j;
-            else if (q->gen > 0 && q->gen < q->out) {
-                n_dec++;
-                dec_ctx += q->in + q->gen;
-            }
-        }
-        if (!E->reserve_full) {
-            while (kv_used + n_dec > cap && n_run > 1) {
-                int v = run[--n_run];
-                struct req *q = &R[v];
-                if (q->prefilled >= q->target && q->gen > 0
-                    && q->gen < q->out) {
-                    n_dec--;
-                    dec_ctx -= q->in + q->gen;
-                }
-                kv_used -= q->kv;
-                q->kv = 0;
-                q->target = q->in + q->gen;
-                q->prefilled = 0;
-                wq_head = (wq_head - 1 + n) % n;
-                wq[wq_head] = v;
-                wq_len++;
-                preempt++;
-            }
-            while (n_pre > 0 && pre[n_pre - 1] >= n_run)
-                n_pre--;
-        }
-        double budget = E->max_num_tokens > 0 ? E->max_num_tokens : 8192;
-        if (n_dec <= budget) {
-            L.n_decode = n_dec;
-            L.decode_ctx = dec_ctx;
-            L.n_logits = n_dec;
-            budget -= n_dec;
-        } else { /* more decoders than the token budget: first come */
-            for (int j = 0; j < n_run && budget >= 1; j++) {
-                struct req *q = &R[run[j]];
-                if (q->prefilled >= q->target && q->gen > 0
-                    && q->gen < q->out) {
-                    L.n_decode += 1;
-                    L.decode_ctx += q->in + q->gen;
-                    L.n_logits += 1;
-                    budget -= 1;
-                    q->chunk = -1; /* decodes this step */
-                }
-            }
-        }
-        /* prefill chunks in admission order */
-        double pre_tok = 0;
-        for (int i = 0; i < n_pre; i++) {
-            struct req *q = &R[run[pre[i]]];
-            int left = q->target - q->prefilled;
-            int chunk = left;
-            if (E->chunked_prefill) {
-                if (budget < 1)
-                    break;
-                if (chunk > budget)
-                    chunk = (int)budget;
-            } else if (pre_tok > 0 && pre_tok + chunk > budget) {
-                break;
-            }
-            budget -= chunk;
-            pre_tok += chunk;
-            L.n_prefill += chunk;
-            L.prefill_ctx += chunk * (q->prefilled + (chunk + 1) / 2.0);
-            if (chunk == left)
-                L.n_logits += 1;
-            q->chunk = chunk; /* pages were allocated at admission */
-        }
-        int all_dec = n_dec <= E->max_num_tokens || E->max_num_tokens <= 0;
-        double dt = gp_infer_iter_time (m, &L, NULL);
-        t += dt;
-        iters++;
-        batch_sum += L.n_decode + (L.n_logits - L.n_decode);
-        if (n_run > max_b)
-            max_b = n_run;
-        /* apply the step */
-        int keep = 0;
-        for (int j = 0; j < n_run; j++) {
-            int id = run[j];
-            struct req *q = &R[id];
-            int finished = 0;
-            if (q->chunk > 0) { /* got a prefill chunk */
-                q->prefilled += q->chunk;
-                q->chunk = 0;
-                if (q->prefilled >= q->target && q->gen == 0) {
-                    q->gen = 1;
-                    q->t_first = t;
-                    if (q->gen >= q->out)
-                        finished = 1;
-                }
-            } else if (q->prefilled >= q->target && q->gen > 0
-                       && q->gen < q->out && (all_dec || q->chunk < 0)) {
-                q->chunk = 0;
-                q->gen++;
-                if (!E->reserve_full) {
-                    kv_used += 1;
-                    q->kv += 1;
-                }
-                if (q->gen >= q->out)
-                    finished = 1;
-            }
-            if (finished) {
-                q->t_done = t;
-                kv_used -= q->kv;
-                q->kv = 0;
-                done++;
-                if (w->arrivals == GP_ARR_CLOSED && n_created < n) {
-                    R[n_created].arrival = t;
-                    n_created++;
-                }
-            } else {
-                run[keep++] = id;
-            }
-        }
-        n_run = keep;
-        if (kv_used > kv_peak)
-            kv_peak = kv_used;
-        if (iters > 200000000L) {
-            rc = gp_errprintf (err, GP_EINTERNAL,
-                               "simulate: iteration limit");
-            goto out;
-        }
+        build_load (e, &L);
+        int all_dec = e->n_dec <= E->max_num_tokens || E->max_num_tokens <= 0;
+        e->t += gp_infer_iter_time (e->m, &L, NULL);
+        e->iters++;
+        e->batch_sum += L.n_decode + (L.n_logits - L.n_decode);
+        if (e->n_run > e->max_b)
+            e->max_b = e->n_run;
+        apply_step (e, all_dec);
+        if (e->iters > 200000000L)
+            return gp_errprintf (err, GP_EINTERNAL,
+                                 "simulate: iteration limit");
     }
-    if (qmax_at_last_arrival > 100 && qmax_at_last_arrival > n / 10)
-        unstable = 1;
+    return 0;
+}
 
-    /* statistics over the measured window */
+/* Statistics over the measured window (warm-up requests skipped). */
+static void statistics (struct engine *e, struct gp_sim_result *res)
+{
+    const struct gp_workload *w = e->w;
+    int n = e->n, conc = e->conc;
+    struct req *R = e->R;
     memset (res, 0, sizeof *res);
     int skip = 0;
     if (w->arrivals == GP_ARR_CLOSED)
@@ -339,7 +408,7 @@ int gp_infer_simulate (const struct gp_serve_model *m,
     else if (w->arrivals == GP_ARR_POISSON)
         skip = n / 10;
     /* order of completion: sort done times to find the window start */
-    double *done_t = s_e2e; /* reuse as scratch, refilled below */
+    double *done_t = e->s_e2e; /* reuse as scratch, refilled below */
     for (int i = 0; i < n; i++)
         done_t[i] = R[i].t_done;
     qsort (done_t, (size_t)n, sizeof (double), gp__cmp_double);
@@ -354,17 +423,17 @@ int gp_infer_simulate (const struct gp_serve_model *m,
         if (i < skip)
             continue;
         out_sum += q->out;
-        s_ttft[k] = q->t_first - q->arrival;
-        s_q[k] = q->t_admit - q->arrival;
+        e->s_ttft[k] = q->t_first - q->arrival;
+        e->s_q[k] = q->t_admit - q->arrival;
         if (q->out > 1)
-            s_tpot[kt++] = (q->t_done - q->t_first) / (q->out - 1);
+            e->s_tpot[kt++] = (q->t_done - q->t_first) / (q->out - 1);
         k++;
     }
     for (int i = skip, j = 0; i < n; i++, j++)
-        s_e2e[j] = R[i].t_done - R[i].arrival;
-    res->n_done = done;
+        e->s_e2e[j] = R[i].t_done - R[i].arrival;
+    res->n_done = e->done;
     res->makespan_s = t_end;
-    res->e2e_mean_s = mean_of (s_e2e, k);
+    res->e2e_mean_s = mean_of (e->s_e2e, k);
     if (w->arrivals == GP_ARR_CLOSED) {
         /* Little's law over the measured requests: conc in flight */
         double e2e = res->e2e_mean_s;
@@ -377,27 +446,59 @@ int gp_infer_simulate (const struct gp_serve_model *m,
         res->out_tok_s = span > 0 ? tok / span : 0;
         res->req_s = span > 0 ? n / span : 0;
     }
-    res->ttft_mean_s = mean_of (s_ttft, k);
-    res->tpot_mean_s = mean_of (s_tpot, kt);
-    qsort (s_ttft, k, sizeof (double), gp__cmp_double);
-    qsort (s_tpot, kt, sizeof (double), gp__cmp_double);
-    qsort (s_e2e, k, sizeof (double), gp__cmp_double);
-    qsort (s_q, k, sizeof (double), gp__cmp_double);
-    res->ttft_p50_s = gp__percentile (s_ttft, k, 0.50);
-    res->ttft_p95_s = gp__percentile (s_ttft, k, 0.95);
-    res->ttft_p99_s = gp__percentile (s_ttft, k, 0.99);
-    res->tpot_p50_s = gp__percentile (s_tpot, kt, 0.50);
-    res->tpot_p95_s = gp__percentile (s_tpot, kt, 0.95);
-    res->e2e_p95_s = gp__percentile (s_e2e, k, 0.95);
-    res->queue_p95_s = gp__percentile (s_q, k, 0.95);
-    res->mean_batch = iters ? batch_sum / iters : 0;
-    res->max_batch_seen = max_b;
-    res->kv_peak_frac = cap > 0 ? kv_peak / cap : 0;
-    res->n_preempted = preempt;
-    res->kv_limited = kv_limited;
-    res->unstable = unstable;
-out:
-    free (R), free (run), free (wq), free (pre);
-    free (s_ttft), free (s_tpot), free (s_e2e), free (s_q);
+    res->ttft_mean_s = mean_of (e->s_ttft, k);
+    res->tpot_mean_s = mean_of (e->s_tpot, kt);
+    qsort (e->s_ttft, k, sizeof (double), gp__cmp_double);
+    qsort (e->s_tpot, kt, sizeof (double), gp__cmp_double);
+    qsort (e->s_e2e, k, sizeof (double), gp__cmp_double);
+    qsort (e->s_q, k, sizeof (double), gp__cmp_double);
+    res->ttft_p50_s = gp__percentile (e->s_ttft, k, 0.50);
+    res->ttft_p95_s = gp__percentile (e->s_ttft, k, 0.95);
+    res->ttft_p99_s = gp__percentile (e->s_ttft, k, 0.99);
+    res->tpot_p50_s = gp__percentile (e->s_tpot, kt, 0.50);
+    res->tpot_p95_s = gp__percentile (e->s_tpot, kt, 0.95);
+    res->e2e_p95_s = gp__percentile (e->s_e2e, k, 0.95);
+    res->queue_p95_s = gp__percentile (e->s_q, k, 0.95);
+    res->mean_batch = e->iters ? e->batch_sum / e->iters : 0;
+    res->max_batch_seen = e->max_b;
+    res->kv_peak_frac = e->cap > 0 ? e->kv_peak / e->cap : 0;
+    res->n_preempted = e->preempt;
+    res->kv_limited = e->kv_limited;
+    res->unstable = e->qmax_at_last_arrival > 100
+                    && e->qmax_at_last_arrival > n / 10;
+}
+
+int gp_infer_simulate (const struct gp_serve_model *m,
+                       const struct gp_workload *w,
+                       struct gp_sim_result *res,
+                       gp_error_t *err)
+{
+    if (!m || !w || !res)
+        return gp_errprintf (err, GP_EINVAL, "simulate: missing argument");
+    if (w->in_len < 1 || w->out_len < 1)
+        return gp_errprintf (err, GP_EINVAL,
+                             "simulate: prompt and output lengths must be "
+                             ">= 1 token");
+    if (w->arrivals == GP_ARR_POISSON && !(w->rate > 0))
+        return gp_errprintf (err, GP_EINVAL,
+                             "simulate: Poisson arrivals need a rate > 0");
+    struct engine e;
+    memset (&e, 0, sizeof e);
+    e.m = m;
+    e.E = &m->cfg.eng;
+    e.w = w;
+    e.n = w->n_requests > 0 ? w->n_requests : choose_n (m, w);
+    e.conc = w->concurrency > 0 ? w->concurrency : 1;
+    e.cap = m->kv_capacity_tokens;
+    e.qmax_at_last_arrival = -1;
+    int rc = engine_alloc (&e, err);
+    if (rc)
+        return rc;
+    rc = create_requests (&e, err);
+    if (!rc)
+        rc = run_engine (&e, err);
+    if (!rc)
+        statistics (&e, res);
+    engine_free (&e);
     return rc;
 }

@@ -11,35 +11,56 @@
 
 #include "gpuplan/infer.h"
 
-/* Which SLO 'r' misses, written into 'why'; 0 when all are met. */
-static int misses (const struct gp_sim_result *r, const struct gp_slo *s,
-                   char *why, size_t n)
+const char *gp_infer_limit_str (enum gp_infer_limit l)
+{
+    switch (l) {
+    case GP_INFER_LIMIT_NONE: return "none";
+    case GP_INFER_LIMIT_SATURATION: return "saturation";
+    case GP_INFER_LIMIT_UNSTABLE: return "unstable";
+    case GP_INFER_LIMIT_TTFT_P95: return "ttft_p95";
+    case GP_INFER_LIMIT_TTFT_P99: return "ttft_p99";
+    case GP_INFER_LIMIT_TPOT_P95: return "tpot_p95";
+    case GP_INFER_LIMIT_E2E_P95: return "e2e_p95";
+    case GP_INFER_LIMIT_LAYOUT: return "layout";
+    case GP_INFER_LIMIT_MEMORY: return "memory";
+    case GP_INFER_LIMIT_NO_LAYOUT: return "no_layout";
+    case GP_INFER_LIMIT_ERROR: return "error";
+    }
+    return "unknown";
+}
+
+/* Which SLO 'r' misses, written into 'why'; GP_INFER_LIMIT_NONE (0) when
+ * all are met.
+ */
+static enum gp_infer_limit misses (const struct gp_sim_result *r,
+                                   const struct gp_slo *s, char *why,
+                                   size_t n)
 {
     if (r->unstable) {
         snprintf (why, n, "queue grows without bound");
-        return 1;
+        return GP_INFER_LIMIT_UNSTABLE;
     }
     if (s->ttft_p95_s > 0 && r->ttft_p95_s > s->ttft_p95_s) {
         snprintf (why, n, "TTFT p95 %.0f ms > %.0f ms", r->ttft_p95_s * 1e3,
                   s->ttft_p95_s * 1e3);
-        return 1;
+        return GP_INFER_LIMIT_TTFT_P95;
     }
     if (s->ttft_p99_s > 0 && r->ttft_p99_s > s->ttft_p99_s) {
         snprintf (why, n, "TTFT p99 %.0f ms > %.0f ms", r->ttft_p99_s * 1e3,
                   s->ttft_p99_s * 1e3);
-        return 1;
+        return GP_INFER_LIMIT_TTFT_P99;
     }
     if (s->tpot_p95_s > 0 && r->tpot_p95_s > s->tpot_p95_s) {
         snprintf (why, n, "TPOT p95 %.1f ms > %.1f ms", r->tpot_p95_s * 1e3,
                   s->tpot_p95_s * 1e3);
-        return 1;
+        return GP_INFER_LIMIT_TPOT_P95;
     }
     if (s->e2e_p95_s > 0 && r->e2e_p95_s > s->e2e_p95_s) {
         snprintf (why, n, "end-to-end p95 %.2f s > %.2f s", r->e2e_p95_s,
                   s->e2e_p95_s);
-        return 1;
+        return GP_INFER_LIMIT_E2E_P95;
     }
-    return 0;
+    return GP_INFER_LIMIT_NONE;
 }
 
 static int run_at (const struct gp_serve_model *m,
@@ -84,7 +105,8 @@ int gp_infer_size (const struct gp_serve_model *m,
     rc = run_at (m, w, lo, &s, err);
     if (rc)
         return rc;
-    if (misses (&s, slo, r->limit, sizeof r->limit)) {
+    if ((r->limit_kind = misses (&s, slo, r->limit, sizeof r->limit))) {
+        r->light_load_miss = 1;
         char tmp[160];
         snprintf (tmp, sizeof tmp, "even at light load: %s", r->limit);
         snprintf (r->limit, sizeof r->limit, "%s", tmp);
@@ -92,21 +114,25 @@ int gp_infer_size (const struct gp_serve_model *m,
         return 0;
     }
     char why[160] = "saturation throughput";
+    enum gp_infer_limit kind = GP_INFER_LIMIT_SATURATION;
     rc = run_at (m, w, hi, &s, err);
     if (rc)
         return rc;
-    if (!misses (&s, slo, why, sizeof why)) {
+    enum gp_infer_limit k = misses (&s, slo, why, sizeof why);
+    if (!k) {
         lo = hi;
         snprintf (why, sizeof why, "engine saturation (%.2f req/s)", hi);
     } else {
+        kind = k;
         for (int i = 0; i < 14 && hi - lo > 0.01 * hi; i++) {
             double mid = 0.5 * (lo + hi);
             rc = run_at (m, w, mid, &s, err);
             if (rc)
                 return rc;
             char w2[160];
-            if (misses (&s, slo, w2, sizeof w2)) {
+            if ((k = misses (&s, slo, w2, sizeof w2))) {
                 hi = mid;
+                kind = k;
                 snprintf (why, sizeof why, "%s", w2);
             } else {
                 lo = mid;
@@ -116,6 +142,7 @@ int gp_infer_size (const struct gp_serve_model *m,
     r->feasible = 1;
     r->rate_per_replica = lo;
     snprintf (r->limit, sizeof r->limit, "%s", why);
+    r->limit_kind = kind;
     double usable = lo * (1.0 - headroom);
     r->replicas = (int)ceil (peak_rate / usable - 1e-9);
     if (r->replicas < 1)
@@ -142,6 +169,16 @@ static int better (const struct gp_infer_option *a,
     return a->size.at_peak.ttft_p95_s < b->size.at_peak.ttft_p95_s;
 }
 
+/* The typed limit of a model error: a layout that cannot be built, or a
+ * replica that cannot hold its weights or one sequence.
+ */
+static enum gp_infer_limit error_limit (int code)
+{
+    return code == GP_EINVAL        ? GP_INFER_LIMIT_LAYOUT
+           : code == GP_EINFEASIBLE ? GP_INFER_LIMIT_MEMORY
+                                    : GP_INFER_LIMIT_ERROR;
+}
+
 static void eval (const struct gp_serve_cfg *cfg, const char *slice,
                   int per_gpu, double share, const struct gp_workload *w,
                   const struct gp_slo *slo, double peak, double trough,
@@ -161,14 +198,17 @@ static void eval (const struct gp_serve_cfg *cfg, const char *slice,
     o->kv_dtype = cfg->kv_dtype;
     if (gp_infer_prepare (cfg, w->in_len + w->out_len, &o->model, &e)) {
         snprintf (o->reason, sizeof o->reason, "%s", e.text);
+        o->limit = error_limit (e.code);
         return;
     }
     o->ep = o->model.cfg.ep;
     if (gp_infer_size (&o->model, w, slo, peak, trough, headroom, &o->size,
                        &e)) {
         snprintf (o->reason, sizeof o->reason, "%s", e.text);
+        o->limit = error_limit (e.code);
         return;
     }
+    o->limit = o->size.limit_kind;
     if (!o->size.feasible) {
         snprintf (o->reason, sizeof o->reason, "%s", o->size.limit);
         return;
@@ -203,6 +243,7 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
     best->weight_dtype = base->weight_dtype;
     best->kv_dtype = base->kv_dtype;
     char first_reason[240] = "";
+    enum gp_infer_limit first_limit = GP_INFER_LIMIT_NO_LAYOUT;
     int tried = 0;
     const struct gp_accel *acc = base->accel;
     int dom = acc->scale_up_domain > 1 ? acc->scale_up_domain : 8;
@@ -225,9 +266,11 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
             eval (&c, p->profile, p->max_instances, share, w, slo, peak_rate,
                   trough_rate, headroom, &cur);
             tried++;
-            if (!first_reason[0] && !cur.feasible)
+            if (!first_reason[0] && !cur.feasible) {
                 snprintf (first_reason, sizeof first_reason, "%s: %s",
                           p->profile, cur.reason);
+                first_limit = cur.limit;
+            }
             if (better (&cur, best))
                 *best = cur;
         }
@@ -280,10 +323,12 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                     eval (&c, NULL, 0, 1.0, w, slo, peak_rate, trough_rate,
                           headroom, &cur);
                     tried++;
-                    if (!cur.feasible)
+                    if (!cur.feasible) {
                         snprintf (first_reason, sizeof first_reason,
                                   "tp%d pp%d ep%d: %s", tp, pp,
                                   eps[j] > 0 ? eps[j] : 1, cur.reason);
+                        first_limit = cur.limit;
+                    }
                     if (better (&cur, best))
                         *best = cur;
                 }
@@ -297,6 +342,7 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
         snprintf (best->reason, sizeof best->reason, "%s",
                   tried ? first_reason : "no layout to try (tp must divide "
                                          "the attention heads)");
+        best->limit = tried ? first_limit : GP_INFER_LIMIT_NO_LAYOUT;
     }
     return 0;
 }
