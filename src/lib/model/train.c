@@ -915,8 +915,9 @@ void gp_reliability_eval (const struct gp_reliability_in *in,
                           struct gp_reliability *o)
 {
     memset (o, 0, sizeof *o);
-    double rate = in->fail_per_gpu_hour > 0 ? in->fail_per_gpu_hour
-                                            : GP_FAIL_PER_GPU_HOUR_DEFAULT;
+    double rate = in->fail_per_gpu_hour > 0
+                      ? in->fail_per_gpu_hour
+                      : gp_default (NULL, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR);
     double n = in->n_gpus > 0 ? in->n_gpus : 1;
     double M = 3600.0 / (rate * n);
     o->mtbf_s = M;
@@ -947,7 +948,9 @@ void gp_reliability_eval (const struct gp_reliability_in *in,
      * Young's interval d/tau = sqrt(d/(2M))... solve d/tau + tau/(2M) =
      * target at the optimum: 2*sqrt(d/(2M)) = target -> d = M*target^2/2.
      */
-    double tgt = in->target_overhead > 0 ? in->target_overhead : 0.05;
+    double tgt = in->target_overhead > 0
+                     ? in->target_overhead
+                     : gp_default (NULL, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
     double dmax = M * tgt * tgt / 2;
     o->storage_bw_needed = dmax > 0 ? in->ckpt_bytes / dmax : 0;
 }
@@ -958,12 +961,15 @@ void gp_train_reliability (const struct gp_train_model *m,
                            int gpus_per_node,
                            struct gp_reliability *out)
 {
+    const struct gp_defaults *d = job->defaults; /* NULL: the registry */
     struct gp_reliability_in ri;
     memset (&ri, 0, sizeof ri);
     ri.n_gpus = n_gpus;
+    ri.fail_per_gpu_hour = gp_default (d, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR);
     ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
-    ri.storage_bw = 2e9 * n_gpus / (gpus_per_node > 0 ? gpus_per_node : 8);
-    ri.restart_s = 900;
-    ri.target_overhead = 0.05;
+    ri.storage_bw = gp_default (d, GP_DEF_TRAIN_CKPT_WRITE_BW_PER_NODE)
+                    * n_gpus / (gpus_per_node > 0 ? gpus_per_node : 8);
+    ri.restart_s = gp_default (d, GP_DEF_RELIABILITY_RESTART_S);
+    ri.target_overhead = gp_default (d, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
     gp_reliability_eval (&ri, out);
 }

@@ -553,6 +553,8 @@ void plan_simulate (struct gp_plan_spec *s,
     if (rc == 0) {
         struct gp_sim_config cfg;
         gp_sim_config_init (&cfg);
+        cfg.restart_cost_s = A (s, "restart_s");
+        cfg.ckpt_interval_s = A (s, "checkpoint_interval_s");
         cfg.cluster = &cl;
         cfg.policy = pol;
         cfg.seed = 1;
