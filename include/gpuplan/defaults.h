@@ -320,6 +320,26 @@ const char *gp_default_text (const struct gp_defaults *d,
 int gp_default_used_by (const struct gp_default_info *row,
                         const char *model);
 
+/* Apply one "key=value" override (a flag such as --set): a number for a
+ * numeric row (units as in the row), a word for a categorical one.
+ * Returns 0, GP_EINVAL for a malformed assignment or value, or the
+ * errors of gp_defaults_set / gp_defaults_set_text; 'd' is unchanged on
+ * failure.
+ */
+int gp_defaults_set_str (struct gp_defaults *d, const char *assignment,
+                         gp_error_t *err);
+
+struct json_t;
+
+/* The registry with the values in 'd' (the registry's when NULL) as a JSON
+ * document (docs/model/defaults.md):
+ *   {"defaults": [{"key", "value" (number, or string for a categorical
+ *   row), "unit", "users": [..], "source", "overridden"}, ...]}
+ * in registry order.  The caller releases it with json_decref(); NULL on
+ * allocation failure.
+ */
+struct json_t *gp_defaults_json (const struct gp_defaults *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/defaults.h"
@@ -155,4 +156,33 @@ int gp_default_used_by (const struct gp_default_info *row,
         p = e ? e + 1 : NULL;
     }
     return 0;
+}
+
+int gp_defaults_set_str (struct gp_defaults *d, const char *assignment,
+                         gp_error_t *err)
+{
+    const char *eq = assignment ? strchr (assignment, '=') : NULL;
+    if (!eq || eq == assignment || !eq[1])
+        return gp_errprintf (err, GP_EINVAL,
+                             "expected KEY=VALUE, got '%s'",
+                             assignment ? assignment : "");
+    char key[96];
+    size_t n = (size_t)(eq - assignment);
+    if (n >= sizeof key)
+        return gp_errprintf (err, GP_ENOTFOUND, "unknown default '%.*s'",
+                             (int)n, assignment);
+    memcpy (key, assignment, n);
+    key[n] = '\0';
+    int id = gp_default_lookup (key, err);
+    if (id < 0)
+        return id;
+    if (rows[id].text)
+        return gp_defaults_set_text (d, key, eq + 1, err);
+    char *end = NULL;
+    double v = strtod (eq + 1, &end);
+    if (!end || end == eq + 1 || *end)
+        return gp_errprintf (err, GP_EINVAL,
+                             "default '%s': '%s' is not a number (in %s)",
+                             key, eq + 1, rows[id].unit);
+    return gp_defaults_set (d, key, v, err);
 }

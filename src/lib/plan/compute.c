@@ -271,7 +271,8 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     cfg.accel = os->accel;
     cfg.weight_dtype = !strcasecmp (w->precision, "fp8") ? GP_DT_FP8
                                                          : GP_DT_BF16;
-    cfg.kv_dtype = cfg.weight_dtype;
+    gp_kv_dtype_default (NULL, cfg.weight_dtype, os->accel, &cfg.kv_dtype,
+                         NULL);
     gp_engine_defaults (GP_ENGINE_VLLM, &cfg.eng);
     struct gp_workload wl;
     memset (&wl, 0, sizeof wl);
