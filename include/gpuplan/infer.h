@@ -113,6 +113,10 @@ struct gp_hw_eff {
                              * dense GEMMs */
 };
 
+/* The inference efficiency factors of 'a' from its catalog generation
+ * (a->gen, generations.csv infer_* columns); ideal factors (1, zero
+ * latencies, generation "none") when 'a' or a->gen is NULL.  Writes 'e'.
+ */
 void gp_hw_eff_for (const struct gp_accel *a, struct gp_hw_eff *e);
 
 /* =========================== one replica =============================== */

@@ -183,8 +183,12 @@ int gp_train_prep (const struct gp_arch *a,
 /* Job defaults: bf16, weights 2 B, fp32 gradients 4 B, Adam 12 B. */
 void gp_train_job_default (struct gp_train_job *job);
 
-/* Efficiency factors for an accelerator id (by generation). */
-void gp_train_eff_for (const char *accel_id, struct gp_train_eff *eff);
+/* The training efficiency factors of generation 'g' (the catalog's
+ * generations.csv row, gp_accel.gen); NULL gives ideal factors (1, no
+ * kernel overhead, generation "none").  Writes 'eff'; no errors.
+ */
+void gp_train_eff_for (const struct gp_generation *g,
+                       struct gp_train_eff *eff);
 
 /* Hardware view of accelerator 'a' for 'precision', with documented
  * defaults for the fabric (per-GPU NIC bandwidth by generation).
