@@ -99,7 +99,8 @@ static double train_rate (struct gp_plan_spec *s,
     double w = A (s, "checkpoint_write_s");
     ri.storage_bw = w > 0 ? ri.ckpt_bytes / w : 0;
     ri.restart_s = A (s, "restart_s");
-    ri.target_overhead = 0.05;
+    ri.fail_per_gpu_hour = A (s, "fail_per_gpu_hour");
+    ri.target_overhead = gp_default (NULL, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
     struct gp_reliability rel;
     gp_reliability_eval (&ri, &rel);
     if (interval_s)
