@@ -358,6 +358,11 @@ static void test_rows_and_users (void **state)
         assert_non_null (strchr (r->key, '.'));
     }
     assert_false (gp_default_used_by (gp_default_info (0), "tra"));
+    /* The plan keeps every row it reads in a fixed array: all fit. */
+    size_t n_plan = 0;
+    for (size_t i = 0; i < gp_defaults_count (); i++)
+        n_plan += gp_default_used_by (gp_default_info (i), "plan");
+    assert_true (n_plan <= GP_PLAN_MAX_ASSUMPTIONS);
 }
 
 int main (void)
