@@ -21,6 +21,35 @@
 extern "C" {
 #endif
 
+/* Efficiency factors of one accelerator generation (generations.csv):
+ * the shares of the catalog peaks that the training and inference models
+ * achieve, and the scale-out NIC of the generation's reference node.
+ * Documented in docs/model/training.md ("Efficiency factors") and
+ * docs/model/inference.md ("Calibration").
+ */
+struct gp_generation {
+    const char *id;            /* "hopper", "ampere", ..., "other" */
+    const char *name;
+    /* training model (struct gp_train_eff) */
+    double train_gemm_max;     /* best achieved / peak on large GEMMs */
+    double train_gemm_dim_half;/* GEMM dimension at which efficiency halves */
+    double train_attn;         /* flash-attention achieved / peak */
+    double train_hbm;          /* achieved / peak HBM bandwidth */
+    double train_scale_up;     /* NCCL bus bandwidth / link bandwidth */
+    double train_scale_out;    /* NCCL bus bandwidth / NIC bandwidth */
+    double train_kernel_s;     /* per-kernel launch/sync overhead, s */
+    /* inference model (struct gp_hw_eff) */
+    double infer_hbm, infer_gemm, infer_attn, infer_link;
+    double infer_allreduce_lat_s, infer_layer_lat_s;
+    double infer_moe, infer_moe_flop;
+    double nic_bw;             /* scale-out NIC per accelerator, one
+                                * direction, byte/s (nic_gbps) */
+    double fp4_per_fp8;        /* dense FP4 / FP8 peak where an accelerator
+                                * row gives no FP4 figure; 0 = no FP4 */
+    const char *source;
+    const char *notes;
+};
+
 struct gp_accel {
     const char *id;            /* catalog id, e.g. "H100-SXM" */
     const char *name;          /* marketing name */
@@ -44,6 +73,13 @@ struct gp_accel {
     const char *source;
     const char *source_date;
     const char *notes;
+    const char *generation;    /* generations.csv id; "" = "other" */
+    int host_accels;           /* accelerators per host for training
+                                * (host_accelerators); 0 = min(8, domain) */
+    double nic_bw;             /* scale-out NIC per accelerator, byte/s one
+                                * direction; 0 = the generation's */
+    const struct gp_generation *gen; /* resolved by the catalog; NULL only
+                                      * for a hand-built row */
 };
 
 struct gp_instance {
@@ -102,7 +138,9 @@ struct gp_catalog;
 
 /* Load the embedded catalog, then, if 'dir' is non-NULL, merge the files
  * of the same names found in 'dir' (accelerators.csv, instances.csv,
- * mig_profiles.csv, parts.csv; any may be absent).  Errors name
+ * mig_profiles.csv, parts.csv, generations.csv; any may be absent).
+ * Every accelerator's generation is resolved to its generations.csv row
+ * (an empty one to "other"; an unknown one is GP_ENOTFOUND).  Errors name
  * file:line and the column.  Returns a catalog the caller must free with
  * gp_catalog_destroy(), or NULL with 'err' set.
  */
@@ -129,6 +167,15 @@ const struct gp_mig_profile *gp_catalog_mig (const struct gp_catalog *cat,
                                              size_t i);
 size_t gp_catalog_n_parts (const struct gp_catalog *cat);
 const struct gp_part *gp_catalog_part (const struct gp_catalog *cat, size_t i);
+/* Accelerator generations (generations.csv), in file order; borrowed. */
+size_t gp_catalog_n_generations (const struct gp_catalog *cat);
+const struct gp_generation *gp_catalog_generation (
+    const struct gp_catalog *cat, size_t i);
+/* The generation 'id' (exact, case-insensitive), or NULL with 'err'
+ * (GP_ENOTFOUND).  Borrowed from 'cat'.
+ */
+const struct gp_generation *gp_catalog_find_generation (
+    const struct gp_catalog *cat, const char *id, gp_error_t *err);
 
 /* Find an accelerator by exact id (case-insensitive).  On failure returns
  * NULL and sets 'err' (GP_ENOTFOUND) to a message that lists the closest

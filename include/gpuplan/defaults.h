@@ -8,9 +8,19 @@
  * `gpuplan assumptions` lists the table, and docs/model/defaults.md
  * documents every row (a test keeps the two in step).
  *
- * XX(ID, "key", value, "unit", "users", "source")
+ * XX(ID, "key", value, text, "unit", "users", "source")
+ *   value: the default in 'unit' (0 for a categorical row);
+ *   text:  NULL for a number, else the categorical default (e.g. the KV
+ *          cache dtype "auto"); such a row is set with
+ *          gp_defaults_set_text();
  *   users: comma-separated models that read the key (train, infer, sim,
- *   plan); the source names the paper, datasheet or planning rationale.
+ *          plan); the source names the paper, datasheet or planning
+ *          rationale.
+ *
+ * Keys are "<group>.<name>".  The plan's 'assumptions:' mapping names a
+ * row by its full key or by <name> alone (the plan's historical keys:
+ * "restart_s" is reliability.restart_s); every row whose users include
+ * "plan" is a plan assumption.
  */
 #ifndef GPUPLAN_DEFAULTS_H
 #define GPUPLAN_DEFAULTS_H
@@ -24,14 +34,218 @@ extern "C" {
 #endif
 
 #define GP_DEFAULTS_MAP(XX)                                                   \
-    XX(TRAIN_BATCH_TOKENS, "train.batch_tokens", 4194304.0, "tokens",       \
+    XX(TRAIN_BATCH_TOKENS,                                                   \
+       "train.batch_tokens", 4194304.0, NULL, "tokens",                       \
        "train,plan",                                                          \
-       "default global batch when none is given: 4M tokens, the batch of "    \
-       "Llama 3 405B's first training stage (Llama 3 paper, sec. 3.4.1) "     \
-       "and of Llama 2 (Touvron et al. 2023, sec. 2.2)")
+       "default global batch when none is given: 4M tokens, the batch of"     \
+       " Llama 3 405B's first training stage (Llama 3 paper, sec. 3.4.1)"     \
+       " and of Llama 2 (Touvron et al. 2023, sec. 2.2)")                     \
+    XX(PLAN_RESERVED_1Y_DISCOUNT,                                            \
+       "plan.reserved_1y_discount", 0.30, NULL, "share off on-demand",        \
+       "plan",                                                                \
+       "planning assumption; the catalog has no reserved rates (AWS "         \
+       "Savings Plans advertise up to 72% off for 3-year terms)")             \
+    XX(PLAN_RESERVED_3Y_DISCOUNT,                                            \
+       "plan.reserved_3y_discount", 0.50, NULL, "share off on-demand",        \
+       "plan",                                                                \
+       "planning assumption; the catalog has no reserved rates (AWS "         \
+       "Savings Plans advertise up to 72% off for 3-year terms)")             \
+    XX(PLAN_SPOT_INTERRUPTIONS_PER_NODE_MONTH,                               \
+       "plan.spot_interruptions_per_node_month", 0.20, NULL, "1/month",       \
+       "plan",                                                                \
+       "AWS Spot Instance Advisor's highest frequency bucket (>20% per "      \
+       "month), taken for GPU instances")                                     \
+    XX(PLAN_SPOT_MAX_SHARE,                                                  \
+       "plan.spot_max_share", 0.50, NULL, "share of demand",                  \
+       "plan",                                                                \
+       "planning assumption: share of the demand (experiments, "              \
+       "fine-tunes) that tolerates preemption")                               \
+    XX(RELIABILITY_CHECKPOINT_INTERVAL_S,                                    \
+       "reliability.checkpoint_interval_s", 3600, NULL, "s",                  \
+       "plan,sim",                                                            \
+       "checkpoint interval of a job whose own is unknown: hourly, the "      \
+       "planning assumption the plan and the simulator share (the "           \
+       "training model computes the Young/Daly optimum instead, Daly "        \
+       "2006)")                                                               \
+    XX(RELIABILITY_RESTART_S,                                                \
+       "reliability.restart_s", 600, NULL, "s",                               \
+       "train,plan,sim",                                                      \
+       "detect, reschedule and reload after an interruption: 10 minutes,"     \
+       " the recovery stall of fully synchronous training on O(100K) "        \
+       "GPUs (Salpekar et al. 2026, Training LLMs with Fault Tolerant "       \
+       "HSDP on 100,000 GPUs, arXiv:2602.00277, sec. 1)")                     \
+    XX(PLAN_CHECKPOINT_WRITE_S,                                              \
+       "plan.checkpoint_write_s", 120, NULL, "s",                             \
+       "plan",                                                                \
+       "planning assumption: time budget to write one checkpoint (sets "      \
+       "the burst write bandwidth)")                                          \
+    XX(PLAN_COMM_SLOWDOWN_MAX,                                               \
+       "plan.comm_slowdown_max", 0.05, NULL, "share of step time",            \
+       "plan",                                                                \
+       "planning threshold: the scale-out bandwidth a training layout "       \
+       "needs is the least at which its step time is within this share "      \
+       "of the step time on an unlimited fabric "                             \
+       "(docs/model/infrastructure.md)")                                      \
+    XX(RELIABILITY_NODE_REPAIR_H,                                            \
+       "reliability.node_repair_h", 48, NULL, "h",                            \
+       "plan,sim",                                                            \
+       "planning assumption: a failed node is out of service for two "        \
+       "days (diagnosis, next-business-day parts, burn-in): most "            \
+       "unexpected interruptions are hardware faults that need a part "       \
+       "(78% in Llama 3's 54-day run, Llama 3 paper sec. 3.3.4)")             \
+    XX(PLAN_CHECKPOINTS_KEPT,                                                \
+       "plan.checkpoints_kept", 5, NULL, "count",                             \
+       "plan",                                                                \
+       "planning assumption: checkpoints kept on the fast tier per run")      \
+    XX(PLAN_BYTES_PER_TOKEN,                                                 \
+       "plan.bytes_per_token", 4, NULL, "B",                                  \
+       "plan",                                                                \
+       "tokenized corpora stored as 32-bit token ids")                        \
+    XX(PLAN_STORAGE_HEADROOM,                                                \
+       "plan.storage_headroom", 0.20, NULL, "free share",                     \
+       "plan",                                                                \
+       "planning assumption: free space kept on the fast tier")               \
+    XX(PLAN_OBJECT_COPIES,                                                   \
+       "plan.object_copies", 1, NULL, "copies",                               \
+       "plan",                                                                \
+       "planning assumption: one object-store copy of data and "              \
+       "checkpoints")                                                         \
+    XX(PLAN_DEPRECIATION_YEARS,                                              \
+       "plan.depreciation_years", 4, NULL, "years",                           \
+       "plan",                                                                \
+       "planning assumption (straight line; hyperscalers depreciate "         \
+       "servers over 5-6 years, accelerators age faster)")                    \
+    XX(PLAN_SUPPORT_SHARE_YEAR,                                              \
+       "plan.support_share_year", 0.10, NULL, "of hardware capex per year",   \
+       "plan",                                                                \
+       "planning assumption: vendor support and spares")                      \
+    XX(PLAN_STAFF_SHARE_YEAR,                                                \
+       "plan.staff_share_year", 0.05, NULL, "of hardware capex per year",     \
+       "plan",                                                                \
+       "planning assumption: operations staff as a share of capex")           \
+    XX(PLAN_SPACE_USD_PER_KW_MONTH,                                          \
+       "plan.space_usd_per_kw_month", 150, NULL, "USD/kW-month",              \
+       "plan",                                                                \
+       "planning assumption: colocation space and cooling per kW of IT")      \
+    XX(PLAN_SWITCH_USD,                                                      \
+       "plan.switch_usd", 25000, NULL, "USD",                                 \
+       "plan",                                                                \
+       "planning estimate of a 64-port 400G switch; no list price in the"     \
+       " catalog")                                                            \
+    XX(PLAN_NIC_USD,                                                         \
+       "plan.nic_usd", 1500, NULL, "USD",                                     \
+       "plan",                                                                \
+       "planning estimate of a 400G NIC; no list price in the catalog")       \
+    XX(PLAN_TRANSCEIVER_USD,                                                 \
+       "plan.transceiver_usd", 800, NULL, "USD",                              \
+       "plan",                                                                \
+       "planning estimate of a 400G optical transceiver")                     \
+    XX(PLAN_CABLE_USD,                                                       \
+       "plan.cable_usd", 150, NULL, "USD",                                    \
+       "plan",                                                                \
+       "planning estimate of a fibre cable")                                  \
+    XX(PLAN_STORAGE_USD_PER_TB,                                              \
+       "plan.storage_usd_per_tb", 300, NULL, "USD/TB",                        \
+       "plan",                                                                \
+       "planning estimate of all-flash parallel file system capacity")        \
+    XX(PLAN_OBJECT_USD_PER_TB,                                               \
+       "plan.object_usd_per_tb", 30, NULL, "USD/TB",                          \
+       "plan",                                                                \
+       "planning estimate of on-prem object store capacity")                  \
+    XX(PLAN_STORAGE_TPUT_MBS_PER_TIB,                                        \
+       "plan.storage_tput_mbs_per_tib", 125, NULL, "MB/s per TiB",            \
+       "plan",                                                                \
+       "on-prem fast tier taken at the FSx for Lustre 125 MB/s/TiB "          \
+       "tier's throughput density (catalog row fsx-lustre-p2-ssd-125)")       \
+    XX(PLAN_OTHER_IT_SHARE,                                                  \
+       "plan.other_it_share", 0.10, NULL, "of compute IT power",              \
+       "plan",                                                                \
+       "planning assumption: network, storage, CPU and management nodes")     \
+    XX(PLAN_LOAD_FACTOR,                                                     \
+       "plan.load_factor", 0.83, NULL, "average / maximum power",             \
+       "plan",                                                                \
+       "DERIVED from the catalog: DGX H100 typical 8.5 kW of 10.2 kW "        \
+       "maximum")                                                             \
+    XX(PLAN_UTILIZATION,                                                     \
+       "plan.utilization", 0.70, NULL, "share of provisioned GPU-hours used", \
+       "plan",                                                                \
+       "planning assumption for fixed-size fleets until the simulator "       \
+       "gives it")                                                            \
+    XX(PLAN_HEAD_NODES,                                                      \
+       "plan.head_nodes", 2, NULL, "count",                                   \
+       "plan",                                                                \
+       "planning assumption: two login/head nodes for failover")              \
+    XX(PLAN_MGMT_NODES,                                                      \
+       "plan.mgmt_nodes", 3, NULL, "count",                                   \
+       "plan",                                                                \
+       "Kubernetes docs: three control-plane nodes for an etcd quorum")       \
+    XX(PLAN_QUEUE_P95_WAIT_LIMIT_H,                                          \
+       "plan.queue_p95_wait_limit_h", 24, NULL, "h",                          \
+       "plan",                                                                \
+       "planning limit: a team whose simulated p95 queueing wait exceeds"     \
+       " a working day is flagged in the decision log "                       \
+       "(docs/model/infrastructure.md, Multi-tenancy)")                       \
+    XX(PLAN_QUEUE_MAX_WAIT_LIMIT_H,                                          \
+       "plan.queue_max_wait_limit_h", 168, NULL, "h",                         \
+       "plan",                                                                \
+       "planning limit: a team whose longest simulated wait exceeds one "     \
+       "week is flagged in the decision log "                                 \
+       "(docs/model/infrastructure.md, Multi-tenancy)")                       \
+    XX(PLAN_CPU_NODE_PREPROCESS_BW,                                          \
+       "plan.cpu_node_preprocess_bw", 2e9, NULL, "B/s",                       \
+       "plan",                                                                \
+       "planning assumption: data a CPU node tokenizes/decodes per "          \
+       "second")                                                              \
+    XX(PLAN_INFERENCE_HEADROOM,                                              \
+       "plan.inference_headroom", 0.20, NULL, "share of replica capacity",    \
+       "plan",                                                                \
+       "planning assumption: serving replicas run at most 80% of the "        \
+       "rate that meets the SLOs")                                            \
+    XX(PLAN_SENSITIVITY_MFU,                                                 \
+       "plan.sensitivity_mfu", 0.20, NULL, "+-share",                         \
+       "plan",                                                                \
+       "sensitivity range for the training planner's GEMM efficiency")        \
+    XX(PLAN_SENSITIVITY_PRICE,                                               \
+       "plan.sensitivity_price", 0.20, NULL, "+-share",                       \
+       "plan",                                                                \
+       "sensitivity range for prices and capex")                              \
+    XX(PLAN_SENSITIVITY_DEMAND,                                              \
+       "plan.sensitivity_demand", 0.30, NULL, "+-share",                      \
+       "plan",                                                                \
+       "sensitivity range for demand (fleet size)")                           \
+    XX(PLAN_SENSITIVITY_FAILURE,                                             \
+       "plan.sensitivity_failure", 2.0, NULL, "x",                            \
+       "plan",                                                                \
+       "sensitivity factor on the interruption rate")                         \
+    XX(RELIABILITY_FAIL_PER_GPU_HOUR,                                        \
+       "reliability.fail_per_gpu_hour",                                     \
+       (419.0 / (54.0 * 24.0 * 16384.0)), NULL, "1/GPU-h",                    \
+       "train,plan",                                                          \
+       "unexpected interruptions per GPU-hour: 419 in 54 days on 16,384 "     \
+       "H100 GPUs (Llama 3 paper, Dubey et al. 2024, sec. 3.3.4)")            \
+    XX(TRAIN_CKPT_WRITE_BW_PER_NODE,                                         \
+       "train.ckpt_write_bw_per_node", 2e9, NULL, "B/s per node",             \
+       "train",                                                               \
+       "checkpoint write bandwidth per node: Llama 3's Tectonic storage "     \
+       "sustains 2 TB/s and peaks at 7 TB/s for 2,048 nodes, 1 to 3.4 "       \
+       "GB/s per node (Llama 3 paper, sec. 3.3.1)")                           \
+    XX(TRAIN_CKPT_OVERHEAD_TARGET,                                           \
+       "train.ckpt_overhead_target", 0.05, NULL, "share of wall time",        \
+       "train",                                                               \
+       "planning target: checkpoint storage is sized so that writing "        \
+       "checkpoints at the Young/Daly interval costs at most 5% of wall "     \
+       "time (docs/model/training.md, Reliability)")                          \
+    XX(INFER_KV_DTYPE,                                                       \
+       "infer.kv_dtype", 0, "auto", "dtype",                                  \
+       "infer",                                                               \
+       "auto: an FP8 KV cache when the weights are FP8 or FP4 and the "       \
+       "accelerator has FP8 tensor cores, else BF16; quantised "              \
+       "checkpoints ship FP8 KV-cache scales (vLLM docs, Quantized KV "       \
+       "Cache; TensorRT-LLM FP8 KV cache); a dtype name (bf16, fp8, ...)"     \
+       " forces one")
 
 enum gp_default_id {
-#define GP__DEF_ENUM(id, key, value, unit, users, source) GP_DEF_##id,
+#define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,
     GP_DEFAULTS_MAP (GP__DEF_ENUM)
 #undef GP__DEF_ENUM
     GP_DEF__COUNT
@@ -41,7 +255,8 @@ enum gp_default_id {
 struct gp_default_info {
     enum gp_default_id id;
     const char *key;    /* e.g. "reliability.restart_s" */
-    double value;       /* the default, in 'unit' */
+    double value;       /* the default, in 'unit' (0: categorical) */
+    const char *text;   /* categorical default, or NULL for a number */
     const char *unit;
     const char *users;  /* "train,plan,sim" */
     const char *source;
@@ -50,8 +265,11 @@ struct gp_default_info {
 /* The values in force: the registry's, with overrides.  A plain value
  * type: copy it freely.
  */
+#define GP_DEFAULT_TEXT_MAX 16
+
 struct gp_defaults {
     double v[GP_DEF__COUNT];
+    char text[GP_DEF__COUNT][GP_DEFAULT_TEXT_MAX]; /* "" for numbers */
     unsigned char overridden[GP_DEF__COUNT];
 };
 
@@ -76,8 +294,51 @@ int gp_default_lookup (const char *key, gp_error_t *err);
 int gp_defaults_set (struct gp_defaults *d, const char *key, double value,
                      gp_error_t *err);
 
-/* The value of 'id' in 'd', or the registry's value when 'd' is NULL. */
+/* The value of 'id' in 'd', or the registry's value when 'd' is NULL;
+ * NAN for an id out of range.
+ */
 double gp_default (const struct gp_defaults *d, enum gp_default_id id);
+
+/* Override the categorical row 'key' with 'text' (at most
+ * GP_DEFAULT_TEXT_MAX - 1 characters; the model that reads the row checks
+ * the word).  Returns 0, GP_ENOTFOUND for an unknown key, or GP_EINVAL for
+ * a numeric row or a text too long; 'd' is unchanged on failure.
+ */
+int gp_defaults_set_text (struct gp_defaults *d, const char *key,
+                          const char *text, gp_error_t *err);
+
+/* The text of the categorical row 'id' in 'd' (the registry's when 'd' is
+ * NULL): static or borrowed from 'd'.  NULL for a numeric row or an id out
+ * of range.
+ */
+const char *gp_default_text (const struct gp_defaults *d,
+                             enum gp_default_id id);
+
+/* 1 when the row's users list names 'model' ("train", "infer", "sim",
+ * "plan"), else 0.
+ */
+int gp_default_used_by (const struct gp_default_info *row,
+                        const char *model);
+
+/* Apply one "key=value" override (a flag such as --set): a number for a
+ * numeric row (units as in the row), a word for a categorical one.
+ * Returns 0, GP_EINVAL for a malformed assignment or value, or the
+ * errors of gp_defaults_set / gp_defaults_set_text; 'd' is unchanged on
+ * failure.
+ */
+int gp_defaults_set_str (struct gp_defaults *d, const char *assignment,
+                         gp_error_t *err);
+
+struct json_t;
+
+/* The registry with the values in 'd' (the registry's when NULL) as a JSON
+ * document (docs/model/defaults.md):
+ *   {"defaults": [{"key", "value" (number, or string for a categorical
+ *   row), "unit", "users": [..], "source", "overridden"}, ...]}
+ * in registry order.  The caller releases it with json_decref(); NULL on
+ * allocation failure.
+ */
+struct json_t *gp_defaults_json (const struct gp_defaults *d);
 
 #ifdef __cplusplus
 }

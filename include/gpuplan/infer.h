@@ -23,6 +23,7 @@
 
 #include "gpuplan/arch.h"
 #include "gpuplan/catalog.h"
+#include "gpuplan/defaults.h"
 #include "gpuplan/error.h"
 #include "gpuplan/price.h"
 
@@ -52,6 +53,16 @@ const char *gp_dtype_str (enum gp_dtype d);
  * "mxfp4", "fp32").  Returns 0 or GP_EINVAL listing the choices.
  */
 int gp_dtype_parse (const char *s, enum gp_dtype *out, gp_error_t *err);
+
+/* The default KV-cache dtype for weights in 'weight' on 'a' (may be NULL:
+ * no FP8), from the registry row infer.kv_dtype in 'd' (the registry's
+ * value when NULL): "auto" gives FP8 for FP8/FP4 weights on an accelerator
+ * with FP8 tensor cores, else BF16; a dtype name forces that dtype.
+ * Returns 0 with '*out' set, or GP_EINVAL for an unknown dtype name.
+ */
+int gp_kv_dtype_default (const struct gp_defaults *d, enum gp_dtype weight,
+                         const struct gp_accel *a, enum gp_dtype *out,
+                         gp_error_t *err);
 
 /* ============================== engines ================================= */
 
@@ -109,9 +120,9 @@ struct gp_hw_eff {
                              * dense GEMMs */
 };
 
-/* Fill '*e' with the achieved fractions of the peaks of accelerator 'a'
- * (its generation's calibrated row; docs/model/inference.md,
- * "Calibration").  Never fails: an unknown generation gets the generic row.
+/* The inference efficiency factors of 'a' from its catalog generation
+ * (a->gen, generations.csv infer_* columns); ideal factors (1, zero
+ * latencies, generation "none") when 'a' or a->gen is NULL.  Writes 'e'.
  */
 void gp_hw_eff_for (const struct gp_accel *a, struct gp_hw_eff *e);
 

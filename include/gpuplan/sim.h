@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "gpuplan/cluster.h"
+#include "gpuplan/defaults.h"
 #include "gpuplan/error.h"
 #include "gpuplan/trace.h"
 
@@ -59,8 +60,18 @@ struct gp_sim_config {
     void *progress_arg;
 };
 
-/* Defaults documented in docs/model/simulator.md. */
+/* Defaults documented in docs/model/simulator.md; the restart cost, the
+ * checkpoint interval and the node repair time are the registry's
+ * reliability.restart_s, reliability.checkpoint_interval_s and
+ * reliability.node_repair_h (docs/model/defaults.md).  Overwrites 'cfg'.
+ */
 void gp_sim_config_init (struct gp_sim_config *cfg);
+
+/* As gp_sim_config_init, reading those three from 'd' (the registry's
+ * values when NULL).
+ */
+void gp_sim_config_init_defaults (struct gp_sim_config *cfg,
+                                  const struct gp_defaults *d);
 
 enum gp_job_state {
     GP_JOB_DONE = 0,

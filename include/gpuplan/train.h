@@ -17,6 +17,7 @@
 
 #include "gpuplan/arch.h"
 #include "gpuplan/catalog.h"
+#include "gpuplan/defaults.h"
 #include "gpuplan/error.h"
 
 #ifdef __cplusplus
@@ -80,6 +81,9 @@ struct gp_train_job {
     double grad_bytes;        /* per parameter, gradient buffer (4: fp32) */
     double optim_bytes;       /* master + Adam m, v per parameter (12) */
     int flash_attn;           /* fused attention: no s x s scores kept */
+    const struct gp_defaults *defaults; /* borrowed; NULL = the registry's
+                                         * values (reliability.*,
+                                         * train.ckpt_*) */
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */
@@ -179,8 +183,12 @@ int gp_train_prep (const struct gp_arch *a,
 /* Job defaults: bf16, weights 2 B, fp32 gradients 4 B, Adam 12 B. */
 void gp_train_job_default (struct gp_train_job *job);
 
-/* Efficiency factors for an accelerator id (by generation). */
-void gp_train_eff_for (const char *accel_id, struct gp_train_eff *eff);
+/* The training efficiency factors of generation 'g' (the catalog's
+ * generations.csv row, gp_accel.gen); NULL gives ideal factors (1, no
+ * kernel overhead, generation "none").  Writes 'eff'; no errors.
+ */
+void gp_train_eff_for (const struct gp_generation *g,
+                       struct gp_train_eff *eff);
 
 /* Hardware view of accelerator 'a' for 'precision', with documented
  * defaults for the fabric (per-GPU NIC bandwidth by generation).
@@ -254,19 +262,23 @@ struct gp_reliability {
     double storage_bw_needed;   /* byte/s for ckpt overhead <= target */
 };
 
-/* Default per-GPU-hour failure rate: 419 unexpected interruptions in 54
- * days on 16,384 H100 (Llama 3 paper, Sec. 3.3.4).
+/* Default per-GPU-hour failure rate: the registry's
+ * reliability.fail_per_gpu_hour (419 unexpected interruptions in 54 days
+ * on 16,384 H100, Llama 3 paper, Sec. 3.3.4).
  */
-#define GP_FAIL_PER_GPU_HOUR_DEFAULT (419.0 / (54.0 * 24.0 * 16384.0))
+#define GP_FAIL_PER_GPU_HOUR_DEFAULT                                          \
+    (gp_default (NULL, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR))
 
 void gp_reliability_eval (const struct gp_reliability_in *in,
                           struct gp_reliability *out);
 
-/* The reliability block of a job with gpuplan's documented defaults:
- * default failure rate, checkpoint = weights + optimizer states
- * (total_params x (weight_bytes + optim_bytes)), 2 GB/s of checkpoint
- * storage bandwidth per node of 'gpus_per_node', 15 min per restart, 5 %
- * checkpoint-overhead target.
+/* The reliability block of a job with the defaults in job->defaults (the
+ * registry's when NULL, docs/model/defaults.md): failure rate
+ * reliability.fail_per_gpu_hour, checkpoint = weights + optimizer states
+ * (total_params x (weight_bytes + optim_bytes)) written at
+ * train.ckpt_write_bw_per_node per node of 'gpus_per_node' (8 when <= 0),
+ * reliability.restart_s per restart (600 s), train.ckpt_overhead_target
+ * (5 %) for the storage sizing.  Writes 'out'; no errors.
  */
 void gp_train_reliability (const struct gp_train_model *m,
                            const struct gp_train_job *job,

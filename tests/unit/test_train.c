@@ -56,6 +56,12 @@ static void hw_a100 (struct gp_train_hw *hw)
     a.scale_up_bw = 600e9;
     a.scale_up_domain = 8;
     a.tdp_w = 400;
+    /* efficiency factors and NIC: the catalog's ampere generation */
+    static struct gp_catalog *cat;
+    if (!cat)
+        cat = gp_catalog_load (NULL, NULL);
+    a.gen = gp_catalog_find_generation (cat, "ampere", NULL);
+    assert_non_null (a.gen);
     gp_train_hw_from_accel (&a, GP_PREC_FP16, hw);
 }
 

@@ -32,6 +32,8 @@ struct gp_catalog {
     size_t n_migs, cap_migs;
     struct gp_part *parts;
     size_t n_parts, cap_parts;
+    struct gp_generation *gens;
+    size_t n_gens, cap_gens;
 };
 
 enum ctype { C_STR, C_NUM, C_INT };
@@ -84,6 +86,12 @@ static const struct col accel_cols[] = {
     {"source_date", C_STR, offsetof (struct gp_accel, source_date), 0,
      C_REQUIRED},
     {"notes", C_STR, offsetof (struct gp_accel, notes), 0, 0},
+    {"generation", C_STR, offsetof (struct gp_accel, generation), 0,
+     C_OPTCOL},
+    {"host_accelerators", C_INT, offsetof (struct gp_accel, host_accels), 0,
+     C_OPTCOL},
+    {"nic_gbps", C_NUM, offsetof (struct gp_accel, nic_bw), 1e9 / 8.0,
+     C_OPTCOL},
     {NULL, C_STR, 0, 0, 0},
 };
 #undef S
@@ -145,9 +153,38 @@ static const struct col part_cols[] = {
 };
 #undef P
 
+#define G(f) offsetof (struct gp_generation, f)
+#define GN(f) {#f, C_NUM, G (f), 1.0, C_REQUIRED}
+static const struct col gen_cols[] = {
+    {"id", C_STR, G (id), 0, C_REQUIRED},
+    {"name", C_STR, G (name), 0, C_REQUIRED},
+    GN (train_gemm_max),
+    GN (train_gemm_dim_half),
+    GN (train_attn),
+    GN (train_hbm),
+    GN (train_scale_up),
+    GN (train_scale_out),
+    GN (train_kernel_s),
+    GN (infer_hbm),
+    GN (infer_gemm),
+    GN (infer_attn),
+    GN (infer_link),
+    GN (infer_allreduce_lat_s),
+    GN (infer_layer_lat_s),
+    GN (infer_moe),
+    GN (infer_moe_flop),
+    {"nic_gbps", C_NUM, G (nic_bw), 1e9 / 8.0, C_REQUIRED},
+    {"fp4_per_fp8", C_NUM, G (fp4_per_fp8), 1.0, 0},
+    {"source", C_STR, G (source), 0, C_REQUIRED},
+    {"notes", C_STR, G (notes), 0, 0},
+    {NULL, C_STR, 0, 0, 0},
+};
+#undef GN
+#undef G
+
 /* ============================ row loading ============================== */
 
-enum table { T_ACCEL, T_INSTANCE, T_MIG, T_PART };
+enum table { T_ACCEL, T_INSTANCE, T_MIG, T_PART, T_GEN };
 
 struct load {
     struct gp_catalog *cat;
@@ -161,7 +198,8 @@ struct load {
 static const char *file_of (enum table t)
 {
     static const char *const names[] = {"accelerators.csv", "instances.csv",
-                                        "mig_profiles.csv", "parts.csv"};
+                                        "mig_profiles.csv", "parts.csv",
+                                        "generations.csv"};
     return names[t];
 }
 
@@ -213,6 +251,13 @@ static void *find_same (struct gp_catalog *c, enum table t, const void *row)
                 return &c->parts[i];
         return NULL;
     }
+    case T_GEN: {
+        const struct gp_generation *r = row;
+        for (size_t i = 0; i < c->n_gens; i++)
+            if (strcasecmp (c->gens[i].id, r->id) == 0)
+                return &c->gens[i];
+        return NULL;
+    }
     }
     return NULL;
 }
@@ -243,6 +288,7 @@ static int store (struct load *L, const void *row, size_t line,
     size_t sz = L->table == T_ACCEL      ? sizeof (struct gp_accel)
                 : L->table == T_INSTANCE ? sizeof (struct gp_instance)
                 : L->table == T_MIG      ? sizeof (struct gp_mig_profile)
+                : L->table == T_GEN      ? sizeof (struct gp_generation)
                                          : sizeof (struct gp_part);
     if (same) {
         memcpy (same, row, sz);
@@ -270,6 +316,11 @@ static int store (struct load *L, const void *row, size_t line,
         rc = grow ((void **)&c->parts, &c->cap_parts, c->n_parts, sz);
         if (!rc)
             memcpy (&c->parts[c->n_parts++], row, sz);
+        break;
+    case T_GEN:
+        rc = grow ((void **)&c->gens, &c->cap_gens, c->n_gens, sz);
+        if (!rc)
+            memcpy (&c->gens[c->n_gens++], row, sz);
         break;
     }
     if (rc)
@@ -317,6 +368,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         struct gp_instance i;
         struct gp_mig_profile m;
         struct gp_part p;
+        struct gp_generation g;
     } rec;
     memset (&rec, 0, sizeof rec);
     char *base = (char *)&rec;
@@ -399,6 +451,8 @@ static const struct col *cols_of (enum table t)
         return mig_cols;
     case T_PART:
         return part_cols;
+    case T_GEN:
+        return gen_cols;
     }
     return NULL;
 }
@@ -433,6 +487,16 @@ static int load_table (struct gp_catalog *cat, enum table t, const char *dir,
 
 static int resolve (struct gp_catalog *cat, gp_error_t *err)
 {
+    for (size_t i = 0; i < cat->n_accels; i++) {
+        struct gp_accel *a = &cat->accels[i];
+        const char *g = a->generation && *a->generation ? a->generation
+                                                        : "other";
+        gp_error_t e;
+        a->gen = gp_catalog_find_generation (cat, g, &e);
+        if (!a->gen)
+            return gp_errprintf (err, GP_ENOTFOUND, "accelerators.csv: %s: %s",
+                                 a->id, e.text);
+    }
     for (size_t i = 0; i < cat->n_instances; i++) {
         struct gp_instance *in = &cat->instances[i];
         gp_error_t e;
@@ -464,11 +528,11 @@ struct gp_catalog *gp_catalog_load (const char *dir, gp_error_t *err)
             goto error;
         }
     }
-    for (int t = T_ACCEL; t <= T_PART; t++)
+    for (int t = T_ACCEL; t <= T_GEN; t++)
         if (load_table (cat, (enum table)t, NULL, err) != 0)
             goto error;
     if (dir)
-        for (int t = T_ACCEL; t <= T_PART; t++)
+        for (int t = T_ACCEL; t <= T_GEN; t++)
             if (load_table (cat, (enum table)t, dir, err) != 0)
                 goto error;
     if (resolve (cat, err) != 0)
@@ -489,8 +553,37 @@ void gp_catalog_destroy (struct gp_catalog *cat)
     free (cat->instances);
     free (cat->migs);
     free (cat->parts);
+    free (cat->gens);
     free (cat);
     errno = saved;
+}
+
+size_t gp_catalog_n_generations (const struct gp_catalog *c)
+{
+    return c ? c->n_gens : 0;
+}
+
+const struct gp_generation *gp_catalog_generation (const struct gp_catalog *c,
+                                                   size_t i)
+{
+    return c && i < c->n_gens ? &c->gens[i] : NULL;
+}
+
+const struct gp_generation *gp_catalog_find_generation (
+    const struct gp_catalog *c, const char *id, gp_error_t *err)
+{
+    for (size_t i = 0; c && id && i < c->n_gens; i++)
+        if (strcasecmp (c->gens[i].id, id) == 0)
+            return &c->gens[i];
+    char known[256] = "";
+    size_t n = 0;
+    for (size_t i = 0; c && i < c->n_gens && n < sizeof known - 1; i++)
+        n += (size_t)snprintf (known + n, sizeof known - n, "%s%s",
+                               i ? ", " : "", c->gens[i].id);
+    gp_errprintf (err, GP_ENOTFOUND,
+                  "unknown generation '%s' (generations.csv has %s)",
+                  id ? id : "", known);
+    return NULL;
 }
 
 size_t gp_catalog_n_accels (const struct gp_catalog *c)

@@ -142,38 +142,27 @@ void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p)
 
 /* ======================= efficiency per generation ===================== */
 
-/* Calibration table (docs/model/inference.md, "Calibration"): first match
- * on the accelerator id prefix wins.
+/* Calibration table (docs/model/inference.md, "Calibration"): catalog data,
+ * the infer_* columns of the accelerator's generation in
+ * data/catalog/generations.csv.  Without a generation (a hand-built
+ * accelerator) the factors are ideal: 1, no latencies.
  */
-static const struct {
-    const char *prefix;
-    struct gp_hw_eff e;
-} eff_table[] = {
-    /* prefix   gen       hbm   gemm  attn  link  ar_lat layer  moe  moe_f */
-    {"A100", {"ampere", 0.80, 0.70, 0.55, 0.70, 12e-6, 12e-6, 0.5, 0.25}},
-    {"A10", {"ampere", 0.80, 0.65, 0.50, 0.50, 30e-6, 12e-6, 0.5, 0.25}},
-    {"H100", {"hopper", 0.80, 0.55, 0.50, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
-    {"H200", {"hopper", 0.80, 0.55, 0.50, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
-    {"H800", {"hopper", 0.80, 0.55, 0.50, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
-    {"GH200", {"hopper", 0.80, 0.55, 0.50, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
-    {"L4", {"ada", 0.80, 0.60, 0.50, 0.50, 30e-6, 12e-6, 0.5, 0.25}},
-    {"B200", {"blackwell", 0.65, 0.40, 0.40, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
-    {"GB200", {"blackwell", 0.65, 0.40, 0.40, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
-    {"GB300", {"blackwell", 0.65, 0.40, 0.40, 0.70, 10e-6, 12e-6, 0.5, 0.25}},
-    {"MI3", {"cdna3", 0.55, 0.40, 0.35, 0.60, 20e-6, 12e-6, 0.5, 0.25}},
-    {"", {"other", 0.70, 0.50, 0.40, 0.60, 20e-6, 12e-6, 0.5, 0.25}},
-};
-
 void gp_hw_eff_for (const struct gp_accel *a, struct gp_hw_eff *e)
 {
-    const char *id = a && a->id ? a->id : "";
-    for (size_t i = 0; i < sizeof eff_table / sizeof eff_table[0]; i++)
-        if (!strncasecmp (id, eff_table[i].prefix,
-                          strlen (eff_table[i].prefix))) {
-            *e = eff_table[i].e;
-            return;
-        }
-    *e = eff_table[sizeof eff_table / sizeof eff_table[0] - 1].e;
+    const struct gp_generation *g = a ? a->gen : NULL;
+    if (!g) {
+        *e = (struct gp_hw_eff){"none", 1, 1, 1, 1, 0, 0, 1, 1};
+        return;
+    }
+    e->generation = g->id;
+    e->hbm_eff = g->infer_hbm;
+    e->gemm_eff = g->infer_gemm;
+    e->attn_eff = g->infer_attn;
+    e->link_eff = g->infer_link;
+    e->allreduce_lat_s = g->infer_allreduce_lat_s;
+    e->layer_lat_s = g->infer_layer_lat_s;
+    e->moe_eff = g->infer_moe;
+    e->moe_flop_eff = g->infer_moe_flop;
 }
 
 /* ============================ memory budget ============================ */
@@ -203,13 +192,14 @@ static double gemm_peak (const struct gp_accel *a, enum gp_dtype w,
     }
     /* Unlisted low-precision peaks: INT8 runs at the FP8 rate where there
      * is FP8 (H100/L40S datasheets), else at 2x BF16 (A100 datasheet);
-     * Blackwell FP4 is 2x FP8 (B200/GB200 datasheets).
+     * FP4 at the generation's fp4_per_fp8 x FP8 (Blackwell: 2, B200/GB200
+     * datasheets; generations.csv).
      */
     if (f <= 0 && w == GP_DT_INT8)
         f = a->fp8_flops > 0 ? a->fp8_flops : 2.0 * bf16;
-    if (f <= 0 && w == GP_DT_FP4 && a->fp8_flops > 0
-        && (!strncasecmp (a->id, "B2", 2) || !strncasecmp (a->id, "GB", 2)))
-        f = 2.0 * a->fp8_flops;
+    if (f <= 0 && w == GP_DT_FP4 && a->fp8_flops > 0 && a->gen
+        && a->gen->fp4_per_fp8 > 0)
+        f = a->gen->fp4_per_fp8 * a->fp8_flops;
     if (f <= 0) {
         *prec = "bf16";
         f = bf16;

@@ -184,10 +184,12 @@ static void serve_cfg (const struct gp_infer_plan_result *r,
     c->accel = acc;
     c->tp = q->tp, c->pp = q->pp, c->ep = q->ep;
     c->weight_dtype = w;
-    c->kv_dtype = q->kv_set ? q->kv_dtype
-                  : ((w == GP_DT_FP8 || w == GP_DT_FP4) && acc->fp8_flops > 0)
-                      ? GP_DT_FP8
-                      : GP_DT_BF16;
+    /* The registry's infer.kv_dtype rule (its own value, "auto", cannot
+     * fail to parse).
+     */
+    c->kv_dtype = q->kv_dtype;
+    if (!q->kv_set && gp_kv_dtype_default (NULL, w, acc, &c->kv_dtype, NULL))
+        c->kv_dtype = GP_DT_BF16;
     gp_engine_defaults (q->engine, &c->eng);
     c->prefix_hit = q->prefix_hit;
     c->attn_dp = q->attn_dp;

@@ -3,7 +3,7 @@
  * ZeRO/FSDP sharding, activation recomputation).
  *
  * The model is first-principles arithmetic plus a handful of efficiency
- * factors per GPU generation (gp_train_eff_for): achieved GEMM throughput
+ * factors per GPU generation (gp_train_eff_for, from the catalog): achieved GEMM throughput
  * as a function of GEMM shape, flash-attention efficiency, achieved HBM
  * bandwidth, achieved collective bus bandwidth on the scale-up and
  * scale-out links.  Every formula is written out, with its source, in
@@ -149,39 +149,25 @@ double gp_train_model_flops_per_token (const struct gp_train_model *m,
 
 /* ======================= efficiency by generation ====================== */
 
-/* Documented in docs/model/training.md, "Efficiency factors"; sources are
- * public microbenchmarks, not the validation rows.
+/* The factors are catalog data (data/catalog/generations.csv), documented
+ * in docs/model/training.md, "Efficiency factors"; sources are public
+ * microbenchmarks, not the validation rows.  Without a generation (a
+ * hand-built accelerator) the factors are ideal: 1, no kernel overhead.
  */
-static const struct gp_train_eff effs[] = {
-    /* gen        gemm  dim/2  attn  hbm   up    out   kernel */
-    {"ampere", 0.72, 128, 0.50, 0.80, 0.77, 0.90, 5e-6},
-    {"hopper", 0.72, 128, 0.35, 0.80, 0.80, 0.90, 5e-6},
-    {"blackwell", 0.68, 128, 0.40, 0.80, 0.80, 0.90, 5e-6},
-    {"cdna3", 0.55, 128, 0.35, 0.75, 0.65, 0.85, 8e-6},
-    {"other", 0.60, 128, 0.40, 0.80, 0.70, 0.85, 8e-6},
-};
-
-static int gen_of (const char *id)
+void gp_train_eff_for (const struct gp_generation *g, struct gp_train_eff *eff)
 {
-    if (!id)
-        return 4;
-    if (!strncasecmp (id, "A100", 4) || !strncasecmp (id, "A10", 3)
-        || !strncasecmp (id, "A800", 4))
-        return 0;
-    if (!strncasecmp (id, "H100", 4) || !strncasecmp (id, "H200", 4)
-        || !strncasecmp (id, "H800", 4) || !strncasecmp (id, "GH200", 5))
-        return 1;
-    if (!strncasecmp (id, "B200", 4) || !strncasecmp (id, "GB200", 5)
-        || !strncasecmp (id, "B300", 4) || !strncasecmp (id, "GB300", 5))
-        return 2;
-    if (!strncasecmp (id, "MI3", 3))
-        return 3;
-    return 4;
-}
-
-void gp_train_eff_for (const char *accel_id, struct gp_train_eff *eff)
-{
-    *eff = effs[gen_of (accel_id)];
+    if (!g) {
+        *eff = (struct gp_train_eff){"none", 1, 0, 1, 1, 1, 1, 0};
+        return;
+    }
+    eff->generation = g->id;
+    eff->gemm_max = g->train_gemm_max;
+    eff->gemm_dim_half = g->train_gemm_dim_half;
+    eff->attn = g->train_attn;
+    eff->hbm = g->train_hbm;
+    eff->scale_up = g->train_scale_up;
+    eff->scale_out = g->train_scale_out;
+    eff->kernel_s = g->train_kernel_s;
 }
 
 void gp_train_hw_from_accel (const struct gp_accel *a,
@@ -198,28 +184,28 @@ void gp_train_hw_from_accel (const struct gp_accel *a,
     hw->mem_bw = a->mem_bw > 0 ? a->mem_bw : 1e12;
     hw->scale_up_bw = a->scale_up_bw > 0 ? a->scale_up_bw / 2 : 32e9;
     hw->scale_up_domain = a->scale_up_domain > 0 ? a->scale_up_domain : 1;
-    hw->gpus_per_node = hw->scale_up_domain >= 8 ? 8 : hw->scale_up_domain;
-    if (!strncasecmp (a->id, "GB", 2))
-        hw->gpus_per_node = 4;
-    if (!strncasecmp (a->id, "TRN", 3)) /* trn1/trn2 .32/.48xlarge */
-        hw->gpus_per_node = 16;
-    if (!strncasecmp (a->id, "TPU", 3)) /* 4 chips per TPU VM host */
-        hw->gpus_per_node = 4;
-    int g = gen_of (a->id);
-    /* Per-GPU scale-out NIC, one direction: HDR 200 Gb/s per A100 (DGX
-     * A100), NDR 400 Gb/s per H100/B200/MI300X node GPU, 800 Gb/s
-     * ConnectX-8 on GB300.
+    /* Accelerators per host: the catalog's host_accelerators (GB200/GB300
+     * compute trays 4, trn1/trn2 16, TPU VM hosts 4), else the scale-up
+     * domain up to 8.
      */
-    hw->scale_out_bw = g == 0 ? 25e9 : 50e9;
-    if (!strncasecmp (a->id, "GB300", 5))
-        hw->scale_out_bw = 100e9;
+    hw->gpus_per_node = a->host_accels > 0 ? a->host_accels
+                        : hw->scale_up_domain >= 8 ? 8
+                                                   : hw->scale_up_domain;
+    /* Per-GPU scale-out NIC, one direction: the accelerator's nic_gbps
+     * (800 Gb/s ConnectX-8 on GB300), else its generation's (HDR 200 Gb/s
+     * per A100 in a DGX A100, NDR 400 Gb/s per H100/B200/MI300X GPU);
+     * 400 Gb/s without a generation.
+     */
+    hw->scale_out_bw = a->nic_bw > 0   ? a->nic_bw
+                       : a->gen != NULL ? a->gen->nic_bw
+                                        : 50e9;
     hw->scale_out_lat_s = 5e-6;
     hw->oversub = 1;
     hw->tdp_w = a->tdp_w;
     hw->util_power = 0.8;
     hw->runtime_bytes = 2.0 * 1073741824.0;
     hw->fp8 = precision == GP_PREC_FP8 && gp_accel_peak_flops (a, "fp8") > 0;
-    gp_train_eff_for (a->id, &hw->eff);
+    gp_train_eff_for (a->gen, &hw->eff);
 }
 
 /* ============================== checks ================================ */
@@ -915,8 +901,9 @@ void gp_reliability_eval (const struct gp_reliability_in *in,
                           struct gp_reliability *o)
 {
     memset (o, 0, sizeof *o);
-    double rate = in->fail_per_gpu_hour > 0 ? in->fail_per_gpu_hour
-                                            : GP_FAIL_PER_GPU_HOUR_DEFAULT;
+    double rate = in->fail_per_gpu_hour > 0
+                      ? in->fail_per_gpu_hour
+                      : gp_default (NULL, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR);
     double n = in->n_gpus > 0 ? in->n_gpus : 1;
     double M = 3600.0 / (rate * n);
     o->mtbf_s = M;
@@ -947,7 +934,9 @@ void gp_reliability_eval (const struct gp_reliability_in *in,
      * Young's interval d/tau = sqrt(d/(2M))... solve d/tau + tau/(2M) =
      * target at the optimum: 2*sqrt(d/(2M)) = target -> d = M*target^2/2.
      */
-    double tgt = in->target_overhead > 0 ? in->target_overhead : 0.05;
+    double tgt = in->target_overhead > 0
+                     ? in->target_overhead
+                     : gp_default (NULL, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
     double dmax = M * tgt * tgt / 2;
     o->storage_bw_needed = dmax > 0 ? in->ckpt_bytes / dmax : 0;
 }
@@ -958,12 +947,15 @@ void gp_train_reliability (const struct gp_train_model *m,
                            int gpus_per_node,
                            struct gp_reliability *out)
 {
+    const struct gp_defaults *d = job->defaults; /* NULL: the registry */
     struct gp_reliability_in ri;
     memset (&ri, 0, sizeof ri);
     ri.n_gpus = n_gpus;
+    ri.fail_per_gpu_hour = gp_default (d, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR);
     ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
-    ri.storage_bw = 2e9 * n_gpus / (gpus_per_node > 0 ? gpus_per_node : 8);
-    ri.restart_s = 900;
-    ri.target_overhead = 0.05;
+    ri.storage_bw = gp_default (d, GP_DEF_TRAIN_CKPT_WRITE_BW_PER_NODE)
+                    * n_gpus / (gpus_per_node > 0 ? gpus_per_node : 8);
+    ri.restart_s = gp_default (d, GP_DEF_RELIABILITY_RESTART_S);
+    ri.target_overhead = gp_default (d, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
     gp_reliability_eval (&ri, out);
 }

@@ -99,7 +99,8 @@ static double train_rate (struct gp_plan_spec *s,
     double w = A (s, "checkpoint_write_s");
     ri.storage_bw = w > 0 ? ri.ckpt_bytes / w : 0;
     ri.restart_s = A (s, "restart_s");
-    ri.target_overhead = 0.05;
+    ri.fail_per_gpu_hour = A (s, "fail_per_gpu_hour");
+    ri.target_overhead = gp_default (NULL, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
     struct gp_reliability rel;
     gp_reliability_eval (&ri, &rel);
     if (interval_s)
@@ -271,7 +272,8 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     cfg.accel = os->accel;
     cfg.weight_dtype = !strcasecmp (w->precision, "fp8") ? GP_DT_FP8
                                                          : GP_DT_BF16;
-    cfg.kv_dtype = cfg.weight_dtype;
+    gp_kv_dtype_default (NULL, cfg.weight_dtype, os->accel, &cfg.kv_dtype,
+                         NULL);
     gp_engine_defaults (GP_ENGINE_VLLM, &cfg.eng);
     struct gp_workload wl;
     memset (&wl, 0, sizeof wl);
@@ -553,6 +555,8 @@ void plan_simulate (struct gp_plan_spec *s,
     if (rc == 0) {
         struct gp_sim_config cfg;
         gp_sim_config_init (&cfg);
+        cfg.restart_cost_s = A (s, "restart_s");
+        cfg.ckpt_interval_s = A (s, "checkpoint_interval_s");
         cfg.cluster = &cl;
         cfg.policy = pol;
         cfg.seed = 1;

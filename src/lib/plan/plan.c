@@ -798,7 +798,7 @@ static int availability_spares (struct ctx *c,
     int gpn = o->gpus_per_node;
     if (os->gpus > 0 && !(z && z->code == 0))
         return 0; /* a given fleet without a demand: nothing to check */
-    double lam = GP_FAIL_PER_GPU_HOUR_DEFAULT * gpn * c->pt.failure;
+    double lam = A (c, "fail_per_gpu_hour") * gpn * c->pt.failure;
     double lr = lam * A (c, "node_repair_h");
     double u = lr / (1 + lr);
     long long need = o->gpus / gpn;

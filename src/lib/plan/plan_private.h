@@ -3,6 +3,7 @@
 #define GPUPLAN_PLAN_PRIVATE_H
 
 #include "gpuplan/cost.h"
+#include "gpuplan/defaults.h"
 #include "gpuplan/plan.h"
 
 /* A planning month: a twelfth of a 365-day year. */
@@ -15,6 +16,11 @@ struct gp_assumption *plan_assume_find (struct gp_plan_spec *s,
 size_t plan_assume_keys (const struct gp_plan_spec *s,
                          const char **keys,
                          size_t max);
+/* The registry's values with the spec's assumptions in force (for the
+ * models the plan calls); does not mark the assumptions used.
+ */
+void plan_assume_to_defaults (const struct gp_plan_spec *s,
+                              struct gp_defaults *d);
 
 struct gp_zoo;
 

@@ -1098,16 +1098,23 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
 
 /* ------------------------------ create ---------------------------------- */
 
-void gp_sim_config_init (struct gp_sim_config *cfg)
+void gp_sim_config_init_defaults (struct gp_sim_config *cfg,
+                                  const struct gp_defaults *d)
 {
     memset (cfg, 0, sizeof *cfg);
     cfg->placement = GP_PLACE_BEST_FIT;
-    cfg->restart_cost_s = 60;
-    cfg->ckpt_interval_s = 3600;
+    cfg->restart_cost_s = gp_default (d, GP_DEF_RELIABILITY_RESTART_S);
+    cfg->ckpt_interval_s =
+        gp_default (d, GP_DEF_RELIABILITY_CHECKPOINT_INTERVAL_S);
     cfg->comm_share = 0.2;
-    cfg->node_repair_s = 4 * 3600;
+    cfg->node_repair_s = 3600 * gp_default (d, GP_DEF_RELIABILITY_NODE_REPAIR_H);
     cfg->backfill_depth = 256;
     cfg->las_threshold_gpu_s = 3600;
+}
+
+void gp_sim_config_init (struct gp_sim_config *cfg)
+{
+    gp_sim_config_init_defaults (cfg, NULL);
 }
 
 static const char *const placement_names[GP_PLACE_N] = {
