@@ -9,10 +9,10 @@
 
 #include "plan_private.h"
 
-#define A plan_assumption
-#define P plan_part
+#define A gp_plan_assumption
+#define P gp_plan_part
 
-const char *plan_cloud_fs_row (const char *cloud)
+const char *gp_plan_cloud_fs_row (const char *cloud)
 {
     if (!strcmp (cloud, "gcp"))
         return "gcp-managed-lustre-125";
@@ -53,8 +53,8 @@ static void cloud_mix_in (struct plan_ctx *c, struct gp_plan_option *o,
     }
     double rate = A (c, "spot_interruptions_per_node_month") / HOURS_PER_MONTH
                   * c->pt.failure;
-    const struct plan_sizing *z = plan_sizing_of (c, o->spec_index,
-                                                  o->n_periods);
+    const struct plan_sizing *z = gp_plan_sizing_of (c, o->spec_index,
+                                                     o->n_periods);
     double interval = z && z->code == 0 && z->ckpt_interval_s > 0
                           ? z->ckpt_interval_s
                           : A (c, "checkpoint_interval_s");
@@ -153,7 +153,7 @@ static void cloud_costs (struct plan_ctx *c, struct gp_plan_option *o,
                               : 0;
 }
 
-void plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
+void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
 {
     const struct gp_instance *in = c->s->options[o->spec_index].inst;
     o->cloud_fabric = 1;
@@ -171,8 +171,8 @@ void plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
     char what[GP_PLAN_TEXT];
     snprintf (what, sizeof what, "instances.csv %s %s prices", in->id,
               in->region);
-    plan_add_source (c, what, in->on_demand_usd_hr, "USD/node-h", in->source,
-                     in->price_date);
+    gp_plan_add_source (c, what, in->on_demand_usd_hr, "USD/node-h",
+                        in->source, in->price_date);
     struct cloud_prices pr;
     pr.od = in->on_demand_usd_hr * c->pt.price;
     pr.spot = in->spot_usd_hr * c->pt.price;
@@ -182,17 +182,17 @@ void plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
     struct gp_mix_in mi;
     cloud_mix_in (c, o, &pr, d, &mi);
     if ((o->pricing == GP_PRICE_SPOT && !(pr.spot > 0)) || !(pr.od > 0)) {
-        plan_status_set (&o->cost, GP_EINFEASIBLE,
-                         "%s has no %s price in the catalog", in->id,
-                         o->pricing == GP_PRICE_SPOT && !(pr.spot > 0)
-                             ? "spot"
-                             : "on-demand");
+        gp_plan_status_set (&o->cost, GP_EINFEASIBLE,
+                            "%s has no %s price in the catalog", in->id,
+                            o->pricing == GP_PRICE_SPOT && !(pr.spot > 0)
+                                ? "spot"
+                                : "on-demand");
         return;
     }
     struct gp_mix m;
     gp_error_t err = {0};
     if (gp_mix_solve (&mi, &m, &err) != 0) {
-        plan_status_set (&o->cost, err.code, "%s", err.text);
+        gp_plan_status_set (&o->cost, err.code, "%s", err.text);
         return;
     }
     cloud_costs (c, o, &pr, &mi, &m);

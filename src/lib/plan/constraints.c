@@ -36,7 +36,7 @@ static void reject (struct gp_plan_option *o, enum gp_plan_infeasible why,
     va_end (ap);
 }
 
-void plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o)
+void gp_plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o)
 {
     const struct gp_plan_constraints *k = &c->s->cons;
     o->feasible = 1;
@@ -92,14 +92,14 @@ void plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o)
  * Multi-tenancy): the first team over a limit sets o->queue; queue_flag
  * says it in words.
  */
-void plan_queue_check (struct plan_ctx *c, struct gp_plan_option *o)
+void gp_plan_queue_check (struct plan_ctx *c, struct gp_plan_option *o)
 {
     o->queue = GP_QUEUE_OK;
     o->queue_flag[0] = 0;
     if (o->sim.code != 0)
         return;
-    double p95_h = plan_assumption (c, "queue_p95_wait_limit_h");
-    double max_h = plan_assumption (c, "queue_max_wait_limit_h");
+    double p95_h = gp_plan_assumption (c, "queue_p95_wait_limit_h");
+    double max_h = gp_plan_assumption (c, "queue_max_wait_limit_h");
     for (size_t i = 0; i < o->n_quotas; i++) {
         const struct gp_plan_quota *q = &o->quotas[i];
         if (p95_h > 0 && q->wait_p95_s > p95_h * 3600) {
@@ -153,17 +153,17 @@ static double binom_cdf (long long n, long long k, double u)
  * fleet gets the spares added; a given fleet must already hold them.
  * Returns -1 when the option is rejected.
  */
-int plan_availability_spares (struct plan_ctx *c,
-                              const struct gp_plan_option_spec *os,
-                              const struct plan_sizing *z,
-                              struct gp_plan_option *o)
+int gp_plan_availability_spares (struct plan_ctx *c,
+                                 const struct gp_plan_option_spec *os,
+                                 const struct plan_sizing *z,
+                                 struct gp_plan_option *o)
 {
     double a = c->s->cons.min_availability;
     int gpn = o->gpus_per_node;
     if (os->gpus > 0 && !(z && z->code == 0))
         return 0; /* a given fleet without a demand: nothing to check */
     double lam = GP_FAIL_PER_GPU_HOUR_DEFAULT * gpn * c->pt.failure;
-    double lr = lam * plan_assumption (c, "node_repair_h");
+    double lr = lam * gp_plan_assumption (c, "node_repair_h");
     double u = lr / (1 + lr);
     long long need = o->gpus / gpn;
     if (os->gpus > 0)
@@ -180,13 +180,13 @@ int plan_availability_spares (struct plan_ctx *c,
         o->availability = binom_cdf (have, have - need, u);
         if (have < need + k) {
             o->feasible = 0;
-            plan_status_set (&o->compute, GP_EINFEASIBLE,
-                             "constraints.min_availability %.4g needs %lld "
-                             "spare nodes over the %lld the demand needs "
-                             "(node down %.3g%% of the time); "
-                             "options[%d].gpus gives %lld",
-                             a, k, need, 100 * u, o->spec_index,
-                             have - need);
+            gp_plan_status_set (&o->compute, GP_EINFEASIBLE,
+                                "constraints.min_availability %.4g needs %lld "
+                                "spare nodes over the %lld the demand needs "
+                                "(node down %.3g%% of the time); "
+                                "options[%d].gpus gives %lld",
+                                a, k, need, 100 * u, o->spec_index,
+                                have - need);
             o->spare_nodes = have - need;
             return -1;
         }

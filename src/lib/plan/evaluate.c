@@ -11,8 +11,8 @@
 
 #include "plan_private.h"
 
-#define A plan_assumption
-#define P plan_part
+#define A gp_plan_assumption
+#define P gp_plan_part
 
 /* -------------------------------- stack -------------------------------- */
 
@@ -87,14 +87,14 @@ static void eval_storage (struct plan_ctx *c, struct gp_plan_option *o)
     in.object_copies = A (c, "object_copies");
     double mbs_tib;
     if (o->kind == GP_OPT_CLOUD)
-        mbs_tib = P (c, plan_cloud_fs_row (o->cloud),
+        mbs_tib = P (c, gp_plan_cloud_fs_row (o->cloud),
                      "throughput_mbs_per_tib");
     else
         mbs_tib = A (c, "storage_tput_mbs_per_tib");
     in.tput_per_byte = mbs_tib * 1e6 / 1099511627776.0;
     gp_error_t err = {0};
     if (gp_storage_size (&in, &o->stor, &err) != 0) {
-        plan_status_set (&o->storage, err.code, "%s", err.text);
+        gp_plan_status_set (&o->storage, err.code, "%s", err.text);
         return;
     }
     o->storage_given_bw = o->stor.fast_bytes * in.tput_per_byte;
@@ -106,7 +106,7 @@ static void eval_storage (struct plan_ctx *c, struct gp_plan_option *o)
     if (o->kind == GP_OPT_CLOUD)
         snprintf (o->storage_stack, sizeof o->storage_stack,
                   "managed Lustre (%s) + object store; local NVMe cache",
-                  plan_cloud_fs_row (o->cloud));
+                  gp_plan_cloud_fs_row (o->cloud));
     else
         snprintf (o->storage_stack, sizeof o->storage_stack, "%s",
                   o->stor.tier == GP_TIER_LOCAL_NVME ? "local NVMe"
@@ -208,10 +208,10 @@ static void option_fleet (struct plan_ctx *c,
     long long nodes = (long long)ceil (g / o->gpus_per_node - 1e-9);
     long long fleet = nodes * o->gpus_per_node;
     if (o->compute.code == 0 && o->gpus > fleet) {
-        plan_status_set (&o->compute, GP_EINFEASIBLE,
-                         "the portfolio needs %lld GPUs, options[%d].gpus "
-                         "gives %lld",
-                         o->gpus, o->spec_index, fleet);
+        gp_plan_status_set (&o->compute, GP_EINFEASIBLE,
+                            "the portfolio needs %lld GPUs, options[%d].gpus "
+                            "gives %lld",
+                            o->gpus, o->spec_index, fleet);
     } else if (o->compute.code == GP_ENOTSUP) {
         snprintf (o->basis_why, sizeof o->basis_why, "%s", o->compute.text);
         o->compute.code = 0;
@@ -235,9 +235,9 @@ static int option_compute (struct plan_ctx *c,
                            struct gp_plan_option *o)
 {
     if (!z)
-        plan_status_set (&o->compute, GP_ENOMEM, "out of memory");
+        gp_plan_status_set (&o->compute, GP_ENOMEM, "out of memory");
     else if (z->code)
-        plan_status_set (&o->compute, z->code, "%s", z->text);
+        gp_plan_status_set (&o->compute, z->code, "%s", z->text);
     else
         option_sized (c, z, o);
     if (os->gpus > 0)
@@ -246,12 +246,12 @@ static int option_compute (struct plan_ctx *c,
     if (o->compute.code == 0)
         return 0;
     int code = o->compute.code;
-    plan_status_set (&o->network, code, "needs the GPU count");
-    plan_status_set (&o->storage, code, "needs the GPU count");
-    plan_status_set (&o->power, code, "needs the GPU count");
-    plan_status_set (&o->cost, code, "needs the GPU count");
-    plan_status_set (&o->unit_costs, code, "needs the GPU count");
-    plan_status_set (&o->sim, code, "needs the GPU count");
+    gp_plan_status_set (&o->network, code, "needs the GPU count");
+    gp_plan_status_set (&o->storage, code, "needs the GPU count");
+    gp_plan_status_set (&o->power, code, "needs the GPU count");
+    gp_plan_status_set (&o->cost, code, "needs the GPU count");
+    gp_plan_status_set (&o->unit_costs, code, "needs the GPU count");
+    gp_plan_status_set (&o->sim, code, "needs the GPU count");
     return -1;
 }
 
@@ -273,9 +273,9 @@ static void option_demand (struct plan_ctx *c, const struct plan_sizing *z,
         o->usd_per_mtok = z->mtok_gpu_hours * o->usd_per_used_gpu_hour;
     }
     if (o->unit_costs.code == 0 && !sized)
-        plan_status_set (&o->unit_costs, GP_ENOTSUP,
-                         "per-run and per-1M-token costs need the training "
-                         "and inference planners' sizing");
+        gp_plan_status_set (&o->unit_costs, GP_ENOTSUP,
+                            "per-run and per-1M-token costs need the training "
+                            "and inference planners' sizing");
 }
 
 static void eval_option (struct plan_ctx *c, int spec_index,
@@ -284,12 +284,12 @@ static void eval_option (struct plan_ctx *c, int spec_index,
     const struct gp_plan_option_spec *os = &c->s->options[spec_index];
     option_init (c, spec_index, pr, o);
     /* compute: from the planners (cached per option spec) */
-    const struct plan_sizing *z = plan_sizing_of (c, spec_index,
-                                                  o->n_periods);
+    const struct plan_sizing *z = gp_plan_sizing_of (c, spec_index,
+                                                     o->n_periods);
     if (option_compute (c, os, z, o) != 0
         || (os->kind == GP_OPT_ONPREM && c->s->cons.min_availability > 0
-            && plan_availability_spares (c, os, z, o) != 0)) {
-        plan_check_constraints (c, o);
+            && gp_plan_availability_spares (c, os, z, o) != 0)) {
+        gp_plan_check_constraints (c, o);
         return;
     }
     o->nodes = o->gpus / o->gpus_per_node;
@@ -298,9 +298,9 @@ static void eval_option (struct plan_ctx *c, int spec_index,
     stack_for (o);
     eval_storage (c, o);
     if (os->kind == GP_OPT_ONPREM)
-        plan_eval_onprem (c, os, o);
+        gp_plan_eval_onprem (c, os, o);
     else
-        plan_eval_cloud (c, o);
+        gp_plan_eval_cloud (c, o);
     if (os->kind == GP_OPT_CLOUD)
         o->power.code = 0;
     /* The bandwidth the planners were given; the fabric's when no
@@ -311,25 +311,25 @@ static void eval_option (struct plan_ctx *c, int spec_index,
     o->bw_short = o->need_bw_known
                   && o->need_bw_per_gpu > o->given_bw_per_gpu * (1 + 1e-9);
     option_demand (c, z, o);
-    plan_quotas (c, o);
+    gp_plan_quotas (c, o);
     int sized = z && z->code == 0;
     if (c->r) {
         plan_simulate (c->s, os, sized ? z : NULL, o);
-        plan_queue_check (c, o);
+        gp_plan_queue_check (c, o);
     } else
         o->sim = (struct gp_part_status){GP_ENOTSUP, "not run in the "
                                                      "sensitivity analysis"};
     o->complete = o->compute.code == 0 && o->network.code == 0
                   && o->storage.code == 0 && o->power.code == 0
                   && o->cost.code == 0;
-    plan_check_constraints (c, o);
+    gp_plan_check_constraints (c, o);
 }
 
 /* Options of one run: one per on-prem spec, one per pricing model of a
  * cloud spec (reserved terms limited by constraints.reservation_terms).
  */
-size_t plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out,
-                      size_t max)
+size_t gp_plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out,
+                         size_t max)
 {
     const struct gp_plan_spec *s = c->s;
     size_t n = 0;

@@ -11,14 +11,14 @@
 
 #include "plan_private.h"
 
-#define A plan_assumption
-#define P plan_part
+#define A gp_plan_assumption
+#define P gp_plan_part
 
 /* Catalog rows behind a node of an accelerator: DGX/HGX system power and
  * capex estimates.  Returns 0 or GP_ENOTFOUND when the catalog has none.
  */
-int plan_node_power_w (struct plan_ctx *c,
-                       const struct gp_plan_option_spec *os, double *w)
+int gp_plan_node_power_w (struct plan_ctx *c,
+                          const struct gp_plan_option_spec *os, double *w)
 {
     if (os->node_w > 0) {
         *w = os->node_w;
@@ -41,8 +41,8 @@ int plan_node_power_w (struct plan_ctx *c,
     return 0;
 }
 
-int plan_node_capex_usd (struct plan_ctx *c,
-                         const struct gp_plan_option_spec *os, double *usd)
+int gp_plan_node_capex_usd (struct plan_ctx *c,
+                            const struct gp_plan_option_spec *os, double *usd)
 {
     if (os->node_capex > 0) {
         *usd = os->node_capex * c->pt.price;
@@ -101,7 +101,7 @@ static void onprem_network (struct plan_ctx *c,
               "rail-optimized fat tree (%s)", os->switch_id);
     gp_error_t err = {0};
     if (gp_fabric_size (&fin, &o->fabric, &err) != 0)
-        plan_status_set (&o->network, err.code, "%s", err.text);
+        gp_plan_status_set (&o->network, err.code, "%s", err.text);
 }
 
 static void onprem_power (struct plan_ctx *c,
@@ -110,7 +110,7 @@ static void onprem_power (struct plan_ctx *c,
 {
     const struct gp_plan_spec *s = c->s;
     double node_w = 0;
-    plan_node_power_w (c, os, &node_w);
+    gp_plan_node_power_w (c, os, &node_w);
     o->node_w = node_w;
     struct gp_power_in pin = {0};
     pin.nodes = o->nodes;
@@ -130,7 +130,7 @@ static void onprem_power (struct plan_ctx *c,
                       * c->pt.power_price;
     gp_error_t err = {0};
     if (gp_power_size (&pin, &o->pow, &err) != 0)
-        plan_status_set (&o->power, err.code, "%s", err.text);
+        gp_plan_status_set (&o->power, err.code, "%s", err.text);
 }
 
 /* Capex of servers, network and storage, and the supporting nodes. */
@@ -139,7 +139,7 @@ static void onprem_capex (struct plan_ctx *c,
                           struct gp_plan_option *o)
 {
     double node_usd = 0;
-    plan_node_capex_usd (c, os, &node_usd);
+    gp_plan_node_capex_usd (c, os, &node_usd);
     o->head_nodes = (int)A (c, "head_nodes");
     o->mgmt_nodes = o->gpus > 32 ? (int)A (c, "mgmt_nodes") : 1;
     o->cpu_nodes = (int)ceil (o->stor.read_bw
@@ -177,12 +177,12 @@ static int onprem_tco (struct plan_ctx *c, struct gp_plan_option *o)
     gp_error_t err = {0};
     if (o->power.code == 0 && o->network.code == 0
         && gp_onprem_cost (&cin, &o->onprem, &err) != 0)
-        plan_status_set (&o->cost, err.code, "%s", err.text);
+        gp_plan_status_set (&o->cost, err.code, "%s", err.text);
     if (o->power.code || o->network.code) {
-        plan_status_set (&o->cost, o->power.code ? o->power.code
-                                                 : o->network.code,
-                         "needs the %s", o->power.code ? "power"
-                                                       : "network");
+        gp_plan_status_set (&o->cost, o->power.code ? o->power.code
+                                                    : o->network.code,
+                            "needs the %s", o->power.code ? "power"
+                                                          : "network");
         return -1;
     }
     o->capex_usd = o->onprem.capex;
@@ -224,17 +224,17 @@ static void onprem_breakeven (struct plan_ctx *c, struct gp_plan_option *o)
         char what[GP_PLAN_TEXT];
         snprintf (what, sizeof what, "instances.csv %s %s on_demand_usd_hr",
                   bi->id, bi->region);
-        plan_add_source (c, what, bi->on_demand_usd_hr, "USD/h", bi->source,
-                         bi->price_date);
+        gp_plan_add_source (c, what, bi->on_demand_usd_hr, "USD/h", bi->source,
+                            bi->price_date);
         o->breakeven_util = gp_breakeven_util (
             o->onprem.depreciation_year + o->onprem.opex_year, o->gpus,
             best * c->pt.price);
     }
 }
 
-void plan_eval_onprem (struct plan_ctx *c,
-                       const struct gp_plan_option_spec *os,
-                       struct gp_plan_option *o)
+void gp_plan_eval_onprem (struct plan_ctx *c,
+                          const struct gp_plan_option_spec *os,
+                          struct gp_plan_option *o)
 {
     onprem_network (c, os, o);
     onprem_power (c, os, o);

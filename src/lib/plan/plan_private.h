@@ -94,64 +94,69 @@ struct plan_ctx {
     int failed;                 /* an allocation failed while recording */
 };
 
+/* Functions shared by the files of the plan module (internal: not in the
+ * public headers; gp_ prefixed as every symbol the library exports).
+ */
+
 /* run.c: shared helpers of the evaluation */
 
 /* The planners' answer for option spec 'spec_index' under c->pt.mfu
  * (cached); NULL when out of memory.
  */
-const struct plan_sizing *plan_sizing_of (struct plan_ctx *c, int spec_index,
-                                          size_t n_periods);
+const struct plan_sizing *gp_plan_sizing_of (struct plan_ctx *c,
+                                             int spec_index,
+                                             size_t n_periods);
 /* Assumption 'key' (marked used); 0 when unknown. */
-double plan_assumption (struct plan_ctx *c, const char *key);
+double gp_plan_assumption (struct plan_ctx *c, const char *key);
 /* Catalog part value 'key' of part 'id', recorded as a source; 0 when
  * the catalog has none.
  */
-double plan_part (struct plan_ctx *c, const char *id, const char *key);
+double gp_plan_part (struct plan_ctx *c, const char *id, const char *key);
 /* Record a catalog value the plan used, once per 'what' (no-op when
  * c->r is NULL).
  */
-void plan_add_source (struct plan_ctx *c, const char *what, double value,
-                      const char *unit, const char *source,
-                      const char *date);
+void gp_plan_add_source (struct plan_ctx *c, const char *what, double value,
+                         const char *unit, const char *source,
+                         const char *date);
 /* Append a decision log line (at most GP_PLAN_TEXT - 1 characters). */
-void plan_log (struct plan_ctx *c, const char *fmt, ...)
+void gp_plan_log (struct plan_ctx *c, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
-void plan_status_set (struct gp_part_status *st, int code, const char *fmt,
-                      ...) __attribute__ ((format (printf, 3, 4)));
+void gp_plan_status_set (struct gp_part_status *st, int code, const char *fmt,
+                         ...) __attribute__ ((format (printf, 3, 4)));
 
 /* onprem.c */
-int plan_node_power_w (struct plan_ctx *c,
-                       const struct gp_plan_option_spec *os, double *w);
-int plan_node_capex_usd (struct plan_ctx *c,
-                         const struct gp_plan_option_spec *os, double *usd);
-void plan_eval_onprem (struct plan_ctx *c,
-                       const struct gp_plan_option_spec *os,
-                       struct gp_plan_option *o);
+int gp_plan_node_power_w (struct plan_ctx *c,
+                          const struct gp_plan_option_spec *os, double *w);
+int gp_plan_node_capex_usd (struct plan_ctx *c,
+                            const struct gp_plan_option_spec *os, double *usd);
+void gp_plan_eval_onprem (struct plan_ctx *c,
+                          const struct gp_plan_option_spec *os,
+                          struct gp_plan_option *o);
 
 /* cloud.c */
-const char *plan_cloud_fs_row (const char *cloud);
-void plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o);
+const char *gp_plan_cloud_fs_row (const char *cloud);
+void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o);
 
 /* constraints.c */
-void plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o);
-int plan_availability_spares (struct plan_ctx *c,
-                              const struct gp_plan_option_spec *os,
-                              const struct plan_sizing *z,
-                              struct gp_plan_option *o);
-void plan_queue_check (struct plan_ctx *c, struct gp_plan_option *o);
+void gp_plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o);
+int gp_plan_availability_spares (struct plan_ctx *c,
+                                 const struct gp_plan_option_spec *os,
+                                 const struct plan_sizing *z,
+                                 struct gp_plan_option *o);
+void gp_plan_queue_check (struct plan_ctx *c, struct gp_plan_option *o);
 
 /* quotas.c */
-void plan_quotas (struct plan_ctx *c, struct gp_plan_option *o);
+void gp_plan_quotas (struct plan_ctx *c, struct gp_plan_option *o);
 
 /* evaluate.c: every option of the spec into out[0..max) */
-size_t plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out,
-                      size_t max);
+size_t gp_plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out,
+                         size_t max);
 
 /* recommend.c */
-int plan_pick (const struct gp_plan_option *o, size_t n);
-void plan_decide (struct plan_ctx *c);
+int gp_plan_pick (const struct gp_plan_option *o, size_t n);
+void gp_plan_decide (struct plan_ctx *c);
 
 /* sensitivity.c */
-void plan_sensitivity (struct plan_ctx *c);
+void gp_plan_sensitivity (struct plan_ctx *c);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include "plan_private.h"
 
-void plan_quotas (struct plan_ctx *c, struct gp_plan_option *o)
+void gp_plan_quotas (struct plan_ctx *c, struct gp_plan_option *o)
 {
     const struct gp_plan_spec *s = c->s;
     double total = 0;
@@ -25,8 +25,8 @@ void plan_quotas (struct plan_ctx *c, struct gp_plan_option *o)
      * to the job (from the planners), taking the GPUs from teams above
      * their own largest job, in proportion to their surplus.
      */
-    const struct plan_sizing *z = plan_sizing_of (c, o->spec_index,
-                                                  o->n_periods);
+    const struct plan_sizing *z = gp_plan_sizing_of (c, o->spec_index,
+                                                     o->n_periods);
     long long need[GP_PLAN_MAX_TEAMS] = {0}, held[GP_PLAN_MAX_TEAMS] = {0};
     for (size_t w = 0; z && z->code == 0 && w < s->n_workloads; w++)
         for (size_t i = 0; i < s->n_teams; i++) {

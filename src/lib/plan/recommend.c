@@ -19,7 +19,7 @@ static int flagged (const struct gp_plan_option *o)
 /* The cheapest feasible, fully costed option; options flagged by the
  * queueing check rank after every unflagged one.
  */
-int plan_pick (const struct gp_plan_option *o, size_t n)
+int gp_plan_pick (const struct gp_plan_option *o, size_t n)
 {
     int best = -1;
     for (size_t i = 0; i < n; i++) {
@@ -133,24 +133,24 @@ static void log_others (struct plan_ctx *c, int b)
         if ((int)i == b)
             continue;
         if (o->compute.code == GP_ENOTSUP)
-            plan_log (c, "not ranked: %s (compute sizing not yet supported: "
-                         "%.120s)",
-                      o->name, o->compute.text);
+            gp_plan_log (c, "not ranked: %s (compute sizing not yet "
+                            "supported: %.120s)",
+                         o->name, o->compute.text);
         else if (!o->feasible)
-            plan_log (c, "rejected: %s (%s)", o->name, o->violation);
+            gp_plan_log (c, "rejected: %s (%s)", o->name, o->violation);
         else if (!o->complete)
-            plan_log (c, "not ranked: %s (%s)", o->name,
-                      o->cost.code ? o->cost.text
-                      : o->power.code ? o->power.text
-                      : o->network.code ? o->network.text
-                                        : o->storage.text);
+            gp_plan_log (c, "not ranked: %s (%s)", o->name,
+                         o->cost.code ? o->cost.text
+                         : o->power.code ? o->power.text
+                         : o->network.code ? o->network.text
+                                           : o->storage.text);
         else if (b >= 0) {
             char u1[32];
-            plan_log (c, "lost: %s (TCO %s, %+.1f%% vs %s%s)", o->name,
-                      gp_fmt_usd (o->tco_usd, u1, sizeof u1),
-                      100 * (o->tco_usd / r->options[b].tco_usd - 1),
-                      r->options[b].name,
-                      flagged (o) ? "; flagged, see below" : "");
+            gp_plan_log (c, "lost: %s (TCO %s, %+.1f%% vs %s%s)", o->name,
+                         gp_fmt_usd (o->tco_usd, u1, sizeof u1),
+                         100 * (o->tco_usd / r->options[b].tco_usd - 1),
+                         r->options[b].name,
+                         flagged (o) ? "; flagged, see below" : "");
         }
     }
 }
@@ -168,32 +168,32 @@ static void log_price_dates (struct plan_ctx *c, int b)
         double yo = price_year (o->price_date);
         if ((int)i == b || !(yo > 0) || fabs (yo - yb) <= 0.5)
             continue;
-        plan_log (c, "price dates: %s's catalog prices (dated ~%.1f) are "
-                     "~%.0f months %s the recommended %s's (~%.1f): list "
-                     "prices from before and after price cuts may not "
-                     "compare",
-                  o->name, yo, 12 * fabs (yo - yb),
-                  yo < yb ? "older than" : "newer than", r->options[b].name,
-                  yb);
+        gp_plan_log (c, "price dates: %s's catalog prices (dated ~%.1f) are "
+                        "~%.0f months %s the recommended %s's (~%.1f): list "
+                        "prices from before and after price cuts may not "
+                        "compare",
+                     o->name, yo, 12 * fabs (yo - yb),
+                     yo < yb ? "older than" : "newer than", r->options[b].name,
+                     yb);
     }
 }
 
-void plan_decide (struct plan_ctx *c)
+void gp_plan_decide (struct plan_ctx *c)
 {
     struct gp_plan_result *r = c->r;
-    r->recommended = plan_pick (r->options, r->n_options);
+    r->recommended = gp_plan_pick (r->options, r->n_options);
     int b = r->recommended;
     if (b >= 0) {
         decide_reason (r, b);
-        plan_log (c, "chosen: %s (%s)", r->options[b].name, r->reason);
+        gp_plan_log (c, "chosen: %s (%s)", r->options[b].name, r->reason);
     }
     log_others (c, b);
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (o->feasible && o->complete && flagged (o))
-            plan_log (c, "flagged: %s (%.200s)", o->name, o->queue_flag);
+            gp_plan_log (c, "flagged: %s (%.200s)", o->name, o->queue_flag);
         if (o->quota_short && o->compute.code == 0)
-            plan_log (c, "quotas: %s (%.200s)", o->name, o->quota_note);
+            gp_plan_log (c, "quotas: %s (%.200s)", o->name, o->quota_note);
     }
     log_price_dates (c, b);
 }

@@ -18,8 +18,9 @@
 #include "gpuplan/arch.h"
 #include "plan_private.h"
 
-const struct plan_sizing *plan_sizing_of (struct plan_ctx *c, int spec_index,
-                                          size_t n_periods)
+const struct plan_sizing *gp_plan_sizing_of (struct plan_ctx *c,
+                                             int spec_index,
+                                             size_t n_periods)
 {
     int k = c->pt.mfu;
     struct plan_sizing **z = &c->sz[spec_index][k];
@@ -35,7 +36,7 @@ const struct plan_sizing *plan_sizing_of (struct plan_ctx *c, int spec_index,
     return *z;
 }
 
-double plan_assumption (struct plan_ctx *c, const char *key)
+double gp_plan_assumption (struct plan_ctx *c, const char *key)
 {
     double v = gp_plan_assume (c->s, key);
     return isnan (v) ? 0 : v;
@@ -72,8 +73,9 @@ static int grow (void **arr, size_t n, size_t size)
     return 0;
 }
 
-void plan_add_source (struct plan_ctx *c, const char *what, double value,
-                      const char *unit, const char *source, const char *date)
+void gp_plan_add_source (struct plan_ctx *c, const char *what, double value,
+                         const char *unit, const char *source,
+                         const char *date)
 {
     struct gp_plan_result *r = c->r;
     if (!r)
@@ -93,18 +95,18 @@ void plan_add_source (struct plan_ctx *c, const char *what, double value,
     snprintf (s->date, sizeof s->date, "%s", date ? date : "");
 }
 
-double plan_part (struct plan_ctx *c, const char *id, const char *key)
+double gp_plan_part (struct plan_ctx *c, const char *id, const char *key)
 {
     const struct gp_part *p = part_row (c->cat, id, key);
     if (!p)
         return 0;
     char what[GP_PLAN_TEXT];
     snprintf (what, sizeof what, "parts.csv %s %s", id, key);
-    plan_add_source (c, what, p->value, p->unit, p->source, p->source_date);
+    gp_plan_add_source (c, what, p->value, p->unit, p->source, p->source_date);
     return p->value;
 }
 
-void plan_log (struct plan_ctx *c, const char *fmt, ...)
+void gp_plan_log (struct plan_ctx *c, const char *fmt, ...)
 {
     struct gp_plan_result *r = c->r;
     char *line = malloc (GP_PLAN_TEXT);
@@ -120,8 +122,8 @@ void plan_log (struct plan_ctx *c, const char *fmt, ...)
     r->log[r->n_log++] = line;
 }
 
-void plan_status_set (struct gp_part_status *st, int code, const char *fmt,
-                      ...)
+void gp_plan_status_set (struct gp_part_status *st, int code, const char *fmt,
+                         ...)
 {
     va_list ap;
     st->code = code;
@@ -140,14 +142,14 @@ static int validate (struct plan_ctx *c, gp_error_t *err)
         if (os->kind != GP_OPT_ONPREM)
             continue;
         double v;
-        if (plan_node_power_w (c, os, &v) != 0)
+        if (gp_plan_node_power_w (c, os, &v) != 0)
             return gp_errprintf (err, GP_EINVAL,
                                  "%s:%d:%d: options[%zu].node_power: the "
                                  "catalog has no system power for %d x %s; "
                                  "give node_power",
                                  s->file, os->line, os->col, i,
                                  os->gpus_per_node, os->accel_id);
-        if (plan_node_capex_usd (c, os, &v) != 0)
+        if (gp_plan_node_capex_usd (c, os, &v) != 0)
             return gp_errprintf (err, GP_EINVAL,
                                  "%s:%d:%d: options[%zu].node_capex: the "
                                  "catalog has no capex estimate for %d x "
@@ -200,9 +202,9 @@ struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
     snprintf (r->name, sizeof r->name, "%s", spec->name);
     r->horizon_years = spec->horizon_years;
     r->n_periods = (size_t)lround (spec->horizon_years * 12);
-    r->n_options = plan_eval_all (&c, r->options, GP_PLAN_MAX_OPTIONS);
-    plan_decide (&c);
-    plan_sensitivity (&c);
+    r->n_options = gp_plan_eval_all (&c, r->options, GP_PLAN_MAX_OPTIONS);
+    gp_plan_decide (&c);
+    gp_plan_sensitivity (&c);
     if (c.failed) {
         gp_errprintf (err, GP_ENOMEM, "plan: out of memory");
         goto fail;

@@ -20,10 +20,10 @@ static void sens_side (struct plan_ctx *c, struct gp_plan_option *tmp,
     struct gp_plan_result *saved = c->r;
     c->r = NULL;
     c->pt = pt;
-    size_t n = plan_eval_all (c, tmp, GP_PLAN_MAX_OPTIONS);
+    size_t n = gp_plan_eval_all (c, tmp, GP_PLAN_MAX_OPTIONS);
     c->pt = PLAN_NO_PERTURB;
     c->r = saved;
-    int nb = plan_pick (tmp, n);
+    int nb = gp_plan_pick (tmp, n);
     double tco = b >= 0 && (size_t)b < n ? tmp[b].tco_usd : 0;
     snprintf (side ? row->rec_high : row->rec_low, sizeof row->rec_low,
               "%s", nb >= 0 ? tmp[nb].name : "(none)");
@@ -38,7 +38,7 @@ static void sens_mfu (struct plan_ctx *c, struct gp_plan_option *tmp)
 {
     struct gp_plan_result *r = c->r;
     struct gp_sens_row *row = &r->sens[r->n_sens++];
-    double xm = plan_assumption (c, "sensitivity_mfu");
+    double xm = gp_plan_assumption (c, "sensitivity_mfu");
     snprintf (row->param, sizeof row->param, "MFU (training efficiency)");
     row->low_delta = 1 - xm;
     row->high_delta = 1 + xm;
@@ -48,9 +48,9 @@ static void sens_mfu (struct plan_ctx *c, struct gp_plan_option *tmp)
             && r->options[i].basis != GP_BASIS_FLEET_UNSIZED)
             any_sized = 1;
     if (!any_sized) {
-        plan_status_set (&row->status, GP_ENOTSUP,
-                         "MFU moves GPU counts only for options the "
-                         "training planner sizes");
+        gp_plan_status_set (&row->status, GP_ENOTSUP,
+                            "MFU moves GPU counts only for options the "
+                            "training planner sizes");
         return;
     }
     for (int side = 0; side < 2; side++) {
@@ -60,7 +60,7 @@ static void sens_mfu (struct plan_ctx *c, struct gp_plan_option *tmp)
     }
 }
 
-void plan_sensitivity (struct plan_ctx *c)
+void gp_plan_sensitivity (struct plan_ctx *c)
 {
     static const struct {
         const char *name;
@@ -81,7 +81,7 @@ void plan_sensitivity (struct plan_ctx *c)
     struct gp_plan_result *r = c->r;
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         struct gp_sens_row *row = &r->sens[r->n_sens++];
-        double x = plan_assumption (c, rows[k].key);
+        double x = gp_plan_assumption (c, rows[k].key);
         double lo = rows[k].mult ? 1 / x : 1 - x;
         double hi = rows[k].mult ? x : 1 + x;
         snprintf (row->param, sizeof row->param, "%s", rows[k].name);
