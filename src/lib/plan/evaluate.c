@@ -314,7 +314,7 @@ static void eval_option (struct plan_ctx *c, int spec_index,
     gp_plan_quotas (c, o);
     int sized = z && z->code == 0;
     if (c->r) {
-        plan_simulate (c->s, os, sized ? z : NULL, o);
+        gp_plan_simulate (c->s, os, sized ? z : NULL, o);
         gp_plan_queue_check (c, o);
     } else
         o->sim = (struct gp_part_status){GP_ENOTSUP, "not run in the "

@@ -60,13 +60,14 @@ void plan_size_compute (struct gp_plan_spec *s,
                         size_t n_periods,
                         struct plan_sizing *out);
 
-/* Multi-tenant behaviour of the portfolio on one option (simulator):
- * fills o->sim, o->utilization and the per-team waits.
+/* Multi-tenant behaviour of the portfolio on one option (simulate.c,
+ * the cluster simulator): fills o->sim, o->utilization and the per-team
+ * waits.
  */
-void plan_simulate (struct gp_plan_spec *s,
-                    const struct gp_plan_option_spec *os,
-                    const struct plan_sizing *sz,
-                    struct gp_plan_option *o);
+void gp_plan_simulate (const struct gp_plan_spec *s,
+                       const struct gp_plan_option_spec *os,
+                       const struct plan_sizing *sz,
+                       struct gp_plan_option *o);
 
 /* Perturbations for the sensitivity analysis (1 = none). */
 struct plan_perturb {
