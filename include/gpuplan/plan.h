@@ -31,7 +31,6 @@ extern "C" {
 #define GP_PLAN_MAX_TEAMS 32
 #define GP_PLAN_MAX_WORKLOADS 64
 #define GP_PLAN_MAX_OPTION_SPECS 32
-#define GP_PLAN_MAX_OPTIONS 96
 #define GP_PLAN_MAX_PERIODS 120   /* months: horizon up to 10 years */
 #define GP_PLAN_MAX_ASSUMPTIONS 48
 #define GP_PLAN_MAX_SENS 12
@@ -397,7 +396,10 @@ struct gp_plan_result {
     char name[GP_PLAN_NAME];
     double horizon_years;
     size_t n_periods;
-    struct gp_plan_option options[GP_PLAN_MAX_OPTIONS];
+    struct gp_plan_option *options;     /* n_options: one per on-prem
+                                         * option spec, one per allowed
+                                         * pricing model of a cloud one;
+                                         * owned by the result */
     size_t n_options;
     int recommended;            /* index, or -1 */
     char reason[512];

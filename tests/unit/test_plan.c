@@ -729,6 +729,39 @@ static void test_log_grows (void **state)
     unload (&f);
 }
 
+/* Options are not capped: base_spec's on-prem build and 20 cloud fleets
+ * of 5 pricing models each give 1 + 20 x 5 = 101 options, the last one
+ * evaluated like the first.
+ */
+static void test_many_options (void **state)
+{
+    (void)state;
+    static char text[8192];
+    const char *cut = strstr (base_spec, "  - {name: p5,");
+    assert_non_null (cut);
+    size_t len = (size_t)snprintf (text, sizeof text, "%.*s",
+                                   (int)(cut - base_spec), base_spec);
+    for (int k = 0; k < 20; k++)
+        len += (size_t)snprintf (
+            text + len, sizeof text - len,
+            "  - {name: p5-%d, kind: cloud, instance: p5.48xlarge, "
+            "region: us-east-1, gpus: 16,\n"
+            "     pricing: [on_demand, reserved_1y, reserved_3y, spot, "
+            "mix]}\n",
+            k);
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, text, &err) != 0)
+        fail_msg ("%s", err.text);
+    assert_int_equal (f.res->n_options, 101);
+    const struct gp_plan_option *a = find (f.res, "p5-0/mix");
+    const struct gp_plan_option *z = find (f.res, "p5-19/mix");
+    assert_true (z->complete);
+    assert_true (z->tco_usd > 0);
+    assert_true (z->tco_usd == a->tco_usd);
+    unload (&f);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -744,6 +777,7 @@ int main (void)
         cmocka_unit_test (test_const_spec),
         cmocka_unit_test (test_typed_state),
         cmocka_unit_test (test_log_grows),
+        cmocka_unit_test (test_many_options),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -327,26 +327,30 @@ static void eval_option (struct plan_ctx *c, int spec_index,
 
 /* Options of one run: one per on-prem spec, one per pricing model of a
  * cloud spec (reserved terms limited by constraints.reservation_terms).
+ * With 'out' NULL the options are only counted.
  */
-size_t gp_plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out,
-                         size_t max)
+size_t gp_plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out)
 {
     const struct gp_plan_spec *s = c->s;
     size_t n = 0;
-    for (size_t i = 0; i < s->n_options && n < max; i++) {
+    for (size_t i = 0; i < s->n_options; i++) {
         const struct gp_plan_option_spec *os = &s->options[i];
         if (os->kind == GP_OPT_ONPREM) {
-            eval_option (c, (int)i, GP_PRICE_ON_DEMAND, &out[n++]);
+            if (out)
+                eval_option (c, (int)i, GP_PRICE_ON_DEMAND, &out[n]);
+            n++;
             continue;
         }
-        for (int p = 0; p < GP_N_PRICING && n < max; p++) {
+        for (int p = 0; p < GP_N_PRICING; p++) {
             if (!(os->pricing & (1u << p)))
                 continue;
             if (p == GP_PRICE_RESERVED_1Y && !(s->cons.terms & 1))
                 continue;
             if (p == GP_PRICE_RESERVED_3Y && !(s->cons.terms & 2))
                 continue;
-            eval_option (c, (int)i, (enum gp_pricing)p, &out[n++]);
+            if (out)
+                eval_option (c, (int)i, (enum gp_pricing)p, &out[n]);
+            n++;
         }
     }
     return n;

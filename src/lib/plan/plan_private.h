@@ -149,9 +149,10 @@ void gp_plan_queue_check (struct plan_ctx *c, struct gp_plan_option *o);
 /* quotas.c */
 void gp_plan_quotas (struct plan_ctx *c, struct gp_plan_option *o);
 
-/* evaluate.c: every option of the spec into out[0..max) */
-size_t gp_plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out,
-                         size_t max);
+/* evaluate.c: every option of the spec into 'out' (room for as many as
+ * gp_plan_eval_all (c, NULL) counts); returns their number.
+ */
+size_t gp_plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out);
 
 /* recommend.c */
 int gp_plan_pick (const struct gp_plan_option *o, size_t n);

@@ -202,7 +202,13 @@ struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
     snprintf (r->name, sizeof r->name, "%s", spec->name);
     r->horizon_years = spec->horizon_years;
     r->n_periods = (size_t)lround (spec->horizon_years * 12);
-    r->n_options = gp_plan_eval_all (&c, r->options, GP_PLAN_MAX_OPTIONS);
+    size_t n = gp_plan_eval_all (&c, NULL);
+    r->options = calloc (n ? n : 1, sizeof *r->options);
+    if (!r->options) {
+        gp_errprintf (err, GP_ENOMEM, "plan: out of memory");
+        goto fail;
+    }
+    r->n_options = gp_plan_eval_all (&c, r->options);
     gp_plan_decide (&c);
     gp_plan_sensitivity (&c);
     if (c.failed) {
@@ -230,6 +236,7 @@ void gp_plan_result_destroy (struct gp_plan_result *r)
         free (r->log[i]);
     free (r->log);
     free (r->sources);
+    free (r->options);
     free (r);
 }
 

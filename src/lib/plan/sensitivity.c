@@ -20,7 +20,7 @@ static void sens_side (struct plan_ctx *c, struct gp_plan_option *tmp,
     struct gp_plan_result *saved = c->r;
     c->r = NULL;
     c->pt = pt;
-    size_t n = gp_plan_eval_all (c, tmp, GP_PLAN_MAX_OPTIONS);
+    size_t n = gp_plan_eval_all (c, tmp);
     c->pt = PLAN_NO_PERTURB;
     c->r = saved;
     int nb = gp_plan_pick (tmp, n);
@@ -73,12 +73,13 @@ void gp_plan_sensitivity (struct plan_ctx *c)
         {"interruption/failure rate", "sensitivity_failure", 2, 1},
         {"electricity price", "sensitivity_price", 3, 0},
     };
-    struct gp_plan_option *tmp = calloc (GP_PLAN_MAX_OPTIONS, sizeof *tmp);
+    struct gp_plan_result *r = c->r;
+    size_t n = r->n_options ? r->n_options : 1;
+    struct gp_plan_option *tmp = calloc (n, sizeof *tmp);
     if (!tmp) {
         c->failed = 1;
         return;
     }
-    struct gp_plan_result *r = c->r;
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         struct gp_sens_row *row = &r->sens[r->n_sens++];
         double x = gp_plan_assumption (c, rows[k].key);
