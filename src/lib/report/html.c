@@ -203,8 +203,8 @@ static void chart_breakdown (struct rbuf *b, const struct gp_plan_result *r)
                      "horizon; full bar = %s</text>",
                   left, h - 12, gp_fmt_usd (vmax, u, sizeof u));
     gp_rb_printf (b, "</svg><figcaption>TCO by component. Network capex: "
-                     "switches, NICs, transceivers and cables from the fat-tree "
-                     "sizing times the <code>switch_usd</code>, "
+                     "switches, NICs, transceivers and cables from the "
+                     "fat-tree sizing times the <code>switch_usd</code>, "
                      "<code>nic_usd</code>, <code>transceiver_usd</code>, "
                      "<code>cable_usd</code> assumptions; storage at "
                      "<code>storage_usd_per_tb</code> (on-prem) or the catalog "
