@@ -11,6 +11,9 @@
 
 #include "plan_private.h"
 
+/* A (c, key): an assumption; P (c, id, key): a catalog part value,
+ * recorded as a source (run.c).
+ */
 #define A gp_plan_assumption
 #define P gp_plan_part
 

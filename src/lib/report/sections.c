@@ -11,6 +11,7 @@
 
 #include "report_private.h"
 
+/* Money and quantities as every report shows them. */
 #define fmt_usd gp_fmt_usd
 #define fmt_q gp_report_fmt_q
 
