@@ -31,11 +31,8 @@ extern "C" {
 #define GP_PLAN_MAX_TEAMS 32
 #define GP_PLAN_MAX_WORKLOADS 64
 #define GP_PLAN_MAX_OPTION_SPECS 32
-#define GP_PLAN_MAX_OPTIONS 96
 #define GP_PLAN_MAX_PERIODS 120   /* months: horizon up to 10 years */
 #define GP_PLAN_MAX_ASSUMPTIONS 48
-#define GP_PLAN_MAX_SOURCES 48
-#define GP_PLAN_MAX_LOG 160
 #define GP_PLAN_MAX_SENS 12
 
 /* ------------------------------ the spec ------------------------------ */
@@ -55,6 +52,9 @@ enum gp_wl_kind {
     GP_WL_INFERENCE,            /* a service: traffic, growth, SLOs */
 };
 
+/* The spec keyword of 'k' ("training", "recurring", "inference"); "?" for
+ * a value outside the enum.  Static storage.
+ */
 const char *gp_wl_kind_str (enum gp_wl_kind k);
 
 struct gp_plan_workload {
@@ -96,6 +96,9 @@ enum gp_option_kind {
     GP_OPT_CLOUD,
 };
 
+/* The spec keyword of 'k' ("onprem", "cloud"); "?" outside the enum.
+ * Static storage.
+ */
 const char *gp_option_kind_str (enum gp_option_kind k);
 
 /* A candidate as written in the spec; one spec gives one design option per
@@ -175,14 +178,20 @@ struct gp_plan_spec {
 /* Load a plan spec from 'doc', resolving accelerators, instances and models
  * against 'cat' (and the model zoo).  Returns a spec the caller frees with
  * gp_plan_spec_destroy(), or NULL with 'err' naming file:line:col and the
- * field (GP_EINVAL / GP_ENOTFOUND).
+ * field (GP_EINVAL / GP_ENOTFOUND).  The spec borrows the accelerator and
+ * instance rows of 'cat', which must outlive it; trace files named by
+ * workloads are read now, relative to the document's directory.
  */
 struct gp_plan_spec *gp_plan_spec_from_doc (const struct gp_doc *doc,
                                             const struct gp_catalog *cat,
                                             gp_error_t *err);
+/* Free 's' and the traces it holds; NULL is a no-op. */
 void gp_plan_spec_destroy (struct gp_plan_spec *s);
 
-/* The assumption 'key' of 's' (marks it used); NAN when unknown. */
+/* The value of assumption 'key' of 's' in its unit (struct gp_assumption),
+ * the spec's override when it set one; marks the entry used, so 's' is
+ * written.  NAN when 's' is NULL or has no such key.
+ */
 double gp_plan_assume (struct gp_plan_spec *s, const char *key);
 
 /* ------------------------------ the result ---------------------------- */
@@ -191,6 +200,41 @@ double gp_plan_assume (struct gp_plan_spec *s, const char *key);
 struct gp_part_status {
     int code;                   /* 0, GP_ENOTSUP, GP_EINFEASIBLE, ... */
     char text[GP_PLAN_TEXT];    /* why, when code != 0 */
+};
+
+/* Where an option's GPU count comes from (gp_plan_option.basis). */
+enum gp_plan_basis {
+    GP_BASIS_NONE,              /* not sized: compute.code says why */
+    GP_BASIS_PLANNERS,          /* the planners sized the portfolio */
+    GP_BASIS_FLEET_CHECKED,     /* the spec's fleet size, checked against
+                                 * the planners' demand (sized_gpus) */
+    GP_BASIS_FLEET_UNSIZED,     /* the spec's fleet size; the planners could
+                                 * not size the workloads (basis_why) */
+};
+
+/* Why an option is infeasible (gp_plan_option.infeasible); the first
+ * constraint that fails, in this order of checking.
+ */
+enum gp_plan_infeasible {
+    GP_INFEAS_NONE,
+    GP_INFEAS_CLOUD,            /* cloud not in constraints.clouds */
+    GP_INFEAS_COMPUTE,          /* compute.code == GP_EINFEASIBLE: deadline
+                                 * or SLO not met, fleet too small, too few
+                                 * spare nodes for min_availability */
+    GP_INFEAS_POWER,            /* IT power over constraints.power */
+    GP_INFEAS_RACKS,            /* racks over constraints.floor_racks */
+    GP_INFEAS_PART,             /* power, network or cost figure infeasible
+                                 * (e.g. no catalog price) */
+    GP_INFEAS_UNFINISHED,       /* simulated jobs never finish */
+    GP_INFEAS_BUDGET,           /* TCO over constraints.budget */
+};
+
+/* The queueing check's verdict (gp_plan_option.queue). */
+enum gp_plan_queue {
+    GP_QUEUE_OK,                /* no team over a limit, or not simulated */
+    GP_QUEUE_P95_WAIT,          /* a team's p95 wait > queue_p95_wait_limit_h */
+    GP_QUEUE_MAX_WAIT,          /* a team's longest wait >
+                                 * queue_max_wait_limit_h */
 };
 
 struct gp_plan_quota {
@@ -218,7 +262,12 @@ struct gp_plan_option {
 
     /* compute */
     struct gp_part_status compute;
-    char compute_basis[GP_PLAN_TEXT];  /* where the GPU count comes from */
+    enum gp_plan_basis basis;   /* where the GPU count comes from */
+    long long sized_gpus;       /* the planners' GPU count (0 = unsized) */
+    char basis_why[GP_PLAN_TEXT];   /* GP_BASIS_FLEET_UNSIZED: why the
+                                     * planners could not size it */
+    char compute_basis[GP_PLAN_TEXT];  /* 'basis' in words (rendered from
+                                        * the fields above) */
     long long gpus, nodes;
     int gpus_per_node;
     int scale_up_domain;
@@ -243,14 +292,15 @@ struct gp_plan_option {
     char need_bw_workload[GP_PLAN_NAME];  /* the workload that sets it */
     double given_bw_per_gpu;    /* byte/s */
     double comm_slowdown;       /* step(given) / step(unlimited) - 1 */
-    int bw_short;               /* need > given */
+    int bw_short;               /* shortfall: need > given */
 
     /* storage */
     struct gp_part_status storage;
     struct gp_storage stor;
     char storage_stack[GP_PLAN_TEXT];
     double storage_given_bw;    /* provisioned bytes x throughput density */
-    int storage_short;          /* read or checkpoint write > given */
+    int storage_short;          /* shortfall: read or checkpoint write >
+                                 * given */
 
     /* power */
     struct gp_part_status power;
@@ -303,15 +353,22 @@ struct gp_plan_option {
     size_t sim_jobs;
     size_t sim_unfinished;      /* jobs that never ran or never fit */
     /* Set when the teams' largest jobs together need more GPUs than the
-     * option has, so a quota was cut below its team's largest job.
+     * option has, so a quota was cut below its team's largest job;
+     * quota_note says it in words.
      */
+    int quota_short;
     char quota_note[GP_PLAN_TEXT];
     /* Queueing check (docs/model/infrastructure.md, Multi-tenancy): set
      * when a team's simulated p95 wait or longest wait exceeds the
      * queue_p95_wait_limit_h / queue_max_wait_limit_h assumptions.  The
      * option stays feasible but is ranked after every unflagged one, and
-     * the decision log says why.
+     * the decision log says why.  queue_team is the index into quotas of
+     * the first team over a limit, queue_wait_h its wait and queue_limit_h
+     * the limit; queue_flag says it in words ("" when GP_QUEUE_OK).
      */
+    enum gp_plan_queue queue;
+    int queue_team;
+    double queue_wait_h, queue_limit_h;
     char queue_flag[GP_PLAN_TEXT];
 
     /* constraints.min_availability (on-prem, docs/model/
@@ -322,7 +379,8 @@ struct gp_plan_option {
 
     /* constraints */
     int feasible;               /* all checked constraints hold */
-    char violation[GP_PLAN_TEXT];
+    enum gp_plan_infeasible infeasible;   /* which one fails */
+    char violation[GP_PLAN_TEXT];       /* 'infeasible' in words */
     int complete;               /* every part computed */
 };
 
@@ -338,31 +396,43 @@ struct gp_plan_result {
     char name[GP_PLAN_NAME];
     double horizon_years;
     size_t n_periods;
-    struct gp_plan_option options[GP_PLAN_MAX_OPTIONS];
+    struct gp_plan_option *options;     /* n_options: one per on-prem
+                                         * option spec, one per allowed
+                                         * pricing model of a cloud one;
+                                         * owned by the result */
     size_t n_options;
     int recommended;            /* index, or -1 */
     char reason[512];
-    char log[GP_PLAN_MAX_LOG][GP_PLAN_TEXT];   /* decision log lines */
+    char **log;                 /* n_log decision log lines, each at most
+                                 * GP_PLAN_TEXT - 1 characters; owned by
+                                 * the result */
     size_t n_log;
     struct gp_sens_row sens[GP_PLAN_MAX_SENS];
     size_t n_sens;
     struct gp_assumption assume[GP_PLAN_MAX_ASSUMPTIONS];
     size_t n_assume;
-    struct gp_plan_source sources[GP_PLAN_MAX_SOURCES];
+    struct gp_plan_source *sources;     /* n_sources catalog values used,
+                                         * each once; owned by the result */
     size_t n_sources;
     struct gp_plan_team teams[GP_PLAN_MAX_TEAMS];
     size_t n_teams;
 };
 
 /* Build every option of 'spec', cost it, check the constraints, pick the
- * recommendation and run the sensitivity analysis.  Returns a result the
- * caller frees with gp_plan_result_destroy(), or NULL with 'err' set.
+ * recommendation and run the sensitivity analysis.  'spec' is not
+ * modified (the assumptions read are marked in the result's copy, see
+ * gp_plan_result.assume); it and 'cat' must stay alive during the call
+ * only: the result borrows nothing from them.  Returns a result the
+ * caller frees with gp_plan_result_destroy(), or NULL with 'err' set:
+ * GP_EINVAL (missing argument; an on-prem option whose node power or
+ * capex the catalog lacks), GP_ENOMEM, or the model zoo's load error.
  * A result with recommended == -1 and options that are all infeasible is
  * still returned; gp_plan_status() says what the exit status should be.
  */
-struct gp_plan_result *gp_plan_run (struct gp_plan_spec *spec,
+struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
                                     const struct gp_catalog *cat,
                                     gp_error_t *err);
+/* Free 'r' with its log and sources; NULL is a no-op. */
 void gp_plan_result_destroy (struct gp_plan_result *r);
 
 /* 0 when an option is recommended; GP_EINFEASIBLE with the reason when

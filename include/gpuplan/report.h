@@ -22,25 +22,37 @@ enum gp_report_format {
     GP_REPORT_JSON,
 };
 
+/* The name of 'f' ("text", "md", "html", "json"); "?" outside the enum.
+ * Static storage.
+ */
 const char *gp_report_format_str (enum gp_report_format f);
+
+/* Parse a format name 's' (the names above, case-insensitive, or
+ * "markdown") into '*out'.  Returns 0, or GP_EINVAL with 'err' listing the
+ * valid names ('*out' untouched).
+ */
 int gp_report_format_parse (const char *s,
                             enum gp_report_format *out,
                             gp_error_t *err);
 
 /* The JSON document of 'r' (docs/formats/plan.md); the caller releases it
- * with json_decref().  NULL on allocation failure.
+ * with json_decref().  NULL when 'r' is NULL or on allocation failure.
  */
 struct json_t *gp_report_json (const struct gp_plan_result *r);
 
-/* Render 'r' in format 'f'.  Returns a NUL-terminated string the caller
- * must free(), or NULL with 'err' set (GP_ENOMEM).
+/* Render 'r' in format 'f': text and Markdown list the report's sections
+ * in order, HTML is one self-contained page whose details are the same
+ * sections, JSON is gp_report_json() indented.  Returns a NUL-terminated
+ * string the caller must free(), or NULL with 'err' set (GP_EINVAL: 'r'
+ * NULL or 'f' unknown; GP_ENOMEM).
  */
 char *gp_report_render (const struct gp_plan_result *r,
                         enum gp_report_format f,
                         gp_error_t *err);
 
 /* A short summary (recommendation and one line per option) for terminals,
- * e.g. after writing the full report to a file.  Caller frees.
+ * e.g. after writing the full report to a file.  Returns a string the
+ * caller frees, or NULL with 'err' set (GP_EINVAL, GP_ENOMEM).
  */
 char *gp_report_summary (const struct gp_plan_result *r, gp_error_t *err);
 

@@ -35,25 +35,35 @@ struct gp_doc *gp_doc_parse (const char *text,
                              const char *name,
                              gp_error_t *err);
 
-/* Read and parse the file at 'path' (GP_EIO when unreadable). */
+/* Read and parse the file at 'path', named by 'path' in messages.
+ * Returns a document the caller frees with gp_doc_destroy(), or NULL with
+ * 'err' set (GP_EIO when unreadable, GP_EPARSE as gp_doc_parse()).
+ */
 struct gp_doc *gp_doc_load (const char *path, gp_error_t *err);
 
+/* Free 'doc' and every node of it; NULL is a no-op. */
 void gp_doc_destroy (struct gp_doc *doc);
 
 /* The root node (borrowed; lives as long as 'doc'). */
 struct json_t *gp_doc_root (const struct gp_doc *doc);
 
-/* The document's name as given at parse time. */
+/* The document's name as given at parse time (borrowed; lives as long as
+ * 'doc').
+ */
 const char *gp_doc_name (const struct gp_doc *doc);
 
-/* Position of 'node' (1-based); 0/0 when unknown. */
+/* Position of 'node' of 'doc' in its text (1-based) into '*line' and
+ * '*col'; 0/0 when 'node' is not one of the document's nodes.
+ */
 void gp_doc_pos (const struct gp_doc *doc,
                  const struct json_t *node,
                  int *line,
                  int *col);
 
-/* Format "name:LINE:COL: <message>" about 'node' into 'err' and return
- * 'code'.
+/* Format "name:LINE:COL: <message>" about 'node' ("name: <message>" when
+ * 'node' has no position) into 'err' (which may be NULL) and return
+ * 'code', so that callers can write
+ * 'return gp_doc_errorf (...)'.
  */
 int gp_doc_errorf (const struct gp_doc *doc,
                    const struct json_t *node,

@@ -395,6 +395,11 @@ static void test_queueing_flag (void **state)
                                   "product 8 GPUs (11% of 72; asked 40%)"));
     free (txt);
     assert_non_null (strstr (o->queue_flag, "team product"));
+    assert_true (o->queue == GP_QUEUE_P95_WAIT
+                 || o->queue == GP_QUEUE_MAX_WAIT);
+    assert_int_equal (o->queue_team, 1);
+    assert_true (o->queue_wait_h > o->queue_limit_h);
+    assert_true (o->quota_short);
     assert_true (f.res->recommended >= 0);
     assert_non_null (strstr (f.res->reason, "FAILS the queueing check"));
     assert_null (strstr (f.res->reason, "meets every checked constraint;"));
@@ -580,6 +585,183 @@ static void test_constraints (void **state)
                   GP_EINFEASIBLE, w);
 }
 
+/* gp_plan_run leaves its spec as it was (const input): the spec's bytes
+ * are the same after two runs, and the second run gives the same
+ * figures and marks the same assumptions used, in its result only.
+ */
+static void test_const_spec (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, base_spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    struct gp_plan_spec *copy = malloc (sizeof *copy);
+    assert_non_null (copy);
+    memcpy (copy, f.spec, sizeof *copy);
+    for (size_t i = 0; i < f.spec->n_assume; i++)
+        assert_false (f.spec->assume[i].used);
+    struct gp_plan_result *again = gp_plan_run (f.spec, f.cat, &err);
+    assert_non_null (again);
+    assert_memory_equal (copy, f.spec, sizeof *copy);
+    assert_int_equal (again->n_options, f.res->n_options);
+    for (size_t i = 0; i < again->n_options; i++)
+        assert_true (again->options[i].tco_usd == f.res->options[i].tco_usd);
+    assert_int_equal (again->n_assume, f.res->n_assume);
+    assert_true (again->n_assume > 0);
+    for (size_t i = 0; i < again->n_assume; i++)
+        assert_string_equal (again->assume[i].key, f.res->assume[i].key);
+    assert_int_equal (again->n_log, f.res->n_log);
+    assert_int_equal (again->n_sources, f.res->n_sources);
+    gp_plan_result_destroy (again);
+    free (copy);
+    unload (&f);
+}
+
+/* Typed decision state, set where each decision is made:
+ * - base_spec gives 16 GPUs per option and the trace needs 16: the basis
+ *   is the spec's fleet checked against the planners (16 GPUs);
+ * - the same with 8 GPUs given: the planners' 16 do not fit, the option
+ *   is infeasible for compute;
+ * - the training run of test_sized_by_planners: sized by the planners;
+ * - constraints.clouds and constraints.budget name their constraint.
+ */
+static void test_typed_state (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, base_spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    assert_int_equal (o->basis, GP_BASIS_FLEET_CHECKED);
+    assert_int_equal (o->sized_gpus, 16);
+    assert_true (o->feasible);
+    assert_int_equal (o->infeasible, GP_INFEAS_NONE);
+    assert_int_equal (o->queue, GP_QUEUE_OK);
+    assert_false (o->quota_short);
+    unload (&f);
+
+    if (load (&f, with ("H100-SXM, gpus: 16", "H100-SXM, gpus: 8"), &err)
+        != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_int_equal (o->basis, GP_BASIS_PLANNERS);
+    assert_int_equal (o->compute.code, GP_EINFEASIBLE);
+    assert_false (o->feasible);
+    assert_int_equal (o->infeasible, GP_INFEAS_COMPUTE);
+    unload (&f);
+
+    static const char sized[] =
+        "name: sized\n"
+        "horizon: 1y\n"
+        "workloads:\n"
+        "  - {name: pre, kind: training, model: llama3-8b, tokens: 1T,\n"
+        "     deadline: 30d}\n"
+        "options:\n"
+        "  - {name: h100, kind: onprem, accelerator: H100-SXM}\n";
+    if (load (&f, sized, &err) != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_int_equal (o->basis, GP_BASIS_PLANNERS);
+    assert_int_equal (o->sized_gpus, o->gpus);
+    assert_non_null (strstr (o->compute_basis, "training planner"));
+    unload (&f);
+
+    if (load (&f, with ("options:\n", "constraints: {clouds: [gcp], "
+                                      "budget: $1k}\noptions:\n"),
+              &err) != 0)
+        fail_msg ("%s", err.text);
+    assert_int_equal (find (f.res, "p5/on_demand")->infeasible,
+                      GP_INFEAS_CLOUD);
+    assert_int_equal (find (f.res, "h100")->infeasible, GP_INFEAS_BUDGET);
+    unload (&f);
+}
+
+/* The decision log grows with the options instead of stopping at a fixed
+ * count: the startup portfolio on one on-prem build and 11 cloud fleets of
+ * 5 pricing models each (56 options, all flagged by the queueing check
+ * and all with a quota cut below a team's largest job) gets one line for
+ * the pick, one per other option, one flag and one quota line per
+ * option, and one line per option whose price date is far from the
+ * pick's: over 160 lines.
+ */
+static void test_log_grows (void **state)
+{
+    (void)state;
+    FILE *fp = fopen ("../examples/startup-plan.yaml", "r");
+    assert_non_null (fp);
+    static char text[16384];
+    size_t n = fread (text, 1, sizeof text - 1, fp);
+    fclose (fp);
+    text[n] = 0;
+    char *opts = strstr (text, "\noptions:\n");
+    assert_non_null (opts);
+    size_t len = (size_t)(opts - text) + 10;
+    len += (size_t)snprintf (text + len, sizeof text - len,
+                             "  - {name: h100-onprem, kind: onprem, "
+                             "accelerator: H100-SXM}\n");
+    for (int k = 0; k < 11; k++)
+        len += (size_t)snprintf (
+            text + len, sizeof text - len,
+            "  - {name: c%d, kind: cloud, instance: %s, pricing: "
+            "[on_demand, reserved_1y, reserved_3y, spot, mix]}\n",
+            k, k % 2 ? "Standard_ND96isr_H100_v5" : "p5.48xlarge");
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, text, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_result *r = f.res;
+    assert_int_equal (r->n_options, 56);
+    assert_true (r->recommended >= 0);
+    size_t want = 1 + (r->n_options - 1), dated = 0;
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        want += o->feasible && o->complete && o->queue != GP_QUEUE_OK;
+        want += o->quota_short && o->compute.code == 0;
+    }
+    for (size_t i = 0; i < r->n_log; i++)
+        dated += !strncmp (r->log[i], "price dates: ", 13);
+    assert_true (dated > 0);
+    assert_int_equal (r->n_log, want + dated);
+    assert_true (r->n_log > 160);
+    assert_non_null (strstr (r->log[r->n_log - 1], "price dates: "));
+    unload (&f);
+}
+
+/* Options are not capped: base_spec's on-prem build and 20 cloud fleets
+ * of 5 pricing models each give 1 + 20 x 5 = 101 options, the last one
+ * evaluated like the first.
+ */
+static void test_many_options (void **state)
+{
+    (void)state;
+    static char text[8192];
+    const char *cut = strstr (base_spec, "  - {name: p5,");
+    assert_non_null (cut);
+    size_t len = (size_t)snprintf (text, sizeof text, "%.*s",
+                                   (int)(cut - base_spec), base_spec);
+    for (int k = 0; k < 20; k++)
+        len += (size_t)snprintf (
+            text + len, sizeof text - len,
+            "  - {name: p5-%d, kind: cloud, instance: p5.48xlarge, "
+            "region: us-east-1, gpus: 16,\n"
+            "     pricing: [on_demand, reserved_1y, reserved_3y, spot, "
+            "mix]}\n",
+            k);
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, text, &err) != 0)
+        fail_msg ("%s", err.text);
+    assert_int_equal (f.res->n_options, 101);
+    const struct gp_plan_option *a = find (f.res, "p5-0/mix");
+    const struct gp_plan_option *z = find (f.res, "p5-19/mix");
+    assert_true (z->complete);
+    assert_true (z->tco_usd > 0);
+    assert_true (z->tco_usd == a->tco_usd);
+    unload (&f);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -592,6 +774,10 @@ int main (void)
         cmocka_unit_test (test_constraints),
         cmocka_unit_test (test_queueing_flag),
         cmocka_unit_test (test_cost_row_adds_up),
+        cmocka_unit_test (test_const_spec),
+        cmocka_unit_test (test_typed_state),
+        cmocka_unit_test (test_log_grows),
+        cmocka_unit_test (test_many_options),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

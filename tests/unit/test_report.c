@@ -163,12 +163,73 @@ static void test_html (void **state)
     free (h);
 }
 
+/* The HTML page's Details are the report's sections as HTML: the same
+ * headings in the same order as the text report, tables with one row
+ * per option that has the figures (all three here: 256 GPUs given, so
+ * every option is sized), the decision log line for line, and no text
+ * report pasted in a <pre> block.
+ */
+static void test_html_sections (void **state)
+{
+    (void)state;
+    static const char *const heads[] = {
+        "Network", "Bandwidth: needed vs given", "Storage",
+        "Power and cooling (on-prem)", "Cost",
+        "Unit costs (at the demand's GPU-hours)",
+        "Supporting infrastructure and stack", "Multi-tenancy",
+        "Sensitivity (TCO of the recommended option)", "Decision log",
+        "Not yet supported", NULL,
+    };
+    gp_error_t err = {0};
+    char *h = gp_report_render (res, GP_REPORT_HTML, &err);
+    char *txt = gp_report_render (res, GP_REPORT_TEXT, &err);
+    assert_non_null (h);
+    assert_non_null (txt);
+    assert_null (strstr (h, "<pre>"));
+    const char *d = strstr (h, "<h2>Details</h2>");
+    const char *end = strstr (h, "<h2>Assumptions (not in the catalog)</h2>");
+    assert_non_null (d);
+    assert_true (end > d);
+    const char *p = d, *tp = txt;
+    char want[128];
+    for (size_t i = 0; heads[i]; i++) {
+        snprintf (want, sizeof want, "<h3>%s</h3>", heads[i]);
+        const char *q = strstr (p, want);
+        if (!q || q > end)
+            fail_msg ("Details lack '%s' after the one before", heads[i]);
+        p = q;
+        snprintf (want, sizeof want, "\n%s\n", heads[i]);
+        tp = strstr (tp, want);
+        if (!tp)
+            fail_msg ("the text report lacks '%s' in order", heads[i]);
+    }
+    assert_int_equal (count (d, "<h3>"), 11);
+    /* Network: a header and one row per option (h100, p5 x 2). */
+    const char *net = strstr (d, "<h3>Network</h3>");
+    const char *bw = strstr (d, "<h3>Bandwidth: needed vs given</h3>");
+    size_t rows = 0;
+    for (const char *r = net; (r = strstr (r, "<tr>")) && r < bw; r++)
+        rows++;
+    assert_int_equal (rows, 1 + res->n_options);
+    assert_int_equal (res->n_options, 3);
+    /* the decision log, one item per line */
+    const char *log = strstr (d, "<h3>Decision log</h3>");
+    for (size_t i = 0; i < res->n_log; i++) {
+        snprintf (want, sizeof want, "<li>%.40s", res->log[i]);
+        assert_non_null (strstr (log, want));
+    }
+    assert_non_null (strstr (d, "<p class=\"note\">Note: head, management"));
+    free (txt);
+    free (h);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_json_schema),
         cmocka_unit_test (test_formats),
         cmocka_unit_test (test_html),
+        cmocka_unit_test (test_html_sections),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

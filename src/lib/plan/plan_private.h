@@ -66,13 +66,17 @@ void plan_size_compute (struct gp_plan_spec *s,
                         size_t n_periods,
                         struct plan_sizing *out);
 
-/* Multi-tenant behaviour of the portfolio on one option (simulator):
- * fills o->sim, o->utilization and the per-team waits.
+/* Multi-tenant behaviour of the portfolio on one option (simulate.c,
+ * the cluster simulator): fills o->sim, o->utilization and the per-team
+ * waits.
  */
-void plan_simulate (struct gp_plan_spec *s,
-                    const struct gp_plan_option_spec *os,
-                    const struct plan_sizing *sz,
-                    struct gp_plan_option *o);
+/* 's' is the run's working copy: the restart and checkpoint assumptions
+ * the simulation reads are marked used.
+ */
+void gp_plan_simulate (struct gp_plan_spec *s,
+                       const struct gp_plan_option_spec *os,
+                       const struct plan_sizing *sz,
+                       struct gp_plan_option *o);
 
 /* Perturbations for the sensitivity analysis (1 = none). */
 struct plan_perturb {
@@ -82,5 +86,88 @@ struct plan_perturb {
     double power_price;         /* electricity */
     int mfu;                    /* 0 as calibrated, 1 low, 2 high */
 };
+
+#define PLAN_NO_PERTURB ((struct plan_perturb){1, 1, 1, 1, 0})
+
+/* One evaluation of the plan's options (run.c): the run's own copy of the
+ * spec (its assumptions get marked used), the catalog, the result that
+ * records sources (NULL in the sensitivity runs) and the perturbation.
+ */
+struct plan_ctx {
+    struct gp_plan_spec *s;
+    const struct gp_catalog *cat;
+    struct gp_plan_result *r;
+    struct plan_perturb pt;
+    struct gp_zoo *zoo;
+    /* planner answers per option spec and MFU setting, computed once */
+    struct plan_sizing *sz[GP_PLAN_MAX_OPTION_SPECS][3];
+    int failed;                 /* an allocation failed while recording */
+};
+
+/* Functions shared by the files of the plan module (internal: not in the
+ * public headers; gp_ prefixed as every symbol the library exports).
+ */
+
+/* run.c: shared helpers of the evaluation */
+
+/* The planners' answer for option spec 'spec_index' under c->pt.mfu
+ * (cached); NULL when out of memory.
+ */
+const struct plan_sizing *gp_plan_sizing_of (struct plan_ctx *c,
+                                             int spec_index,
+                                             size_t n_periods);
+/* Assumption 'key' (marked used); 0 when unknown. */
+double gp_plan_assumption (struct plan_ctx *c, const char *key);
+/* Catalog part value 'key' of part 'id', recorded as a source; 0 when
+ * the catalog has none.
+ */
+double gp_plan_part (struct plan_ctx *c, const char *id, const char *key);
+/* Record a catalog value the plan used, once per 'what' (no-op when
+ * c->r is NULL).
+ */
+void gp_plan_add_source (struct plan_ctx *c, const char *what, double value,
+                         const char *unit, const char *source,
+                         const char *date);
+/* Append a decision log line (at most GP_PLAN_TEXT - 1 characters). */
+void gp_plan_log (struct plan_ctx *c, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+void gp_plan_status_set (struct gp_part_status *st, int code, const char *fmt,
+                         ...) __attribute__ ((format (printf, 3, 4)));
+
+/* onprem.c */
+int gp_plan_node_power_w (struct plan_ctx *c,
+                          const struct gp_plan_option_spec *os, double *w);
+int gp_plan_node_capex_usd (struct plan_ctx *c,
+                            const struct gp_plan_option_spec *os, double *usd);
+void gp_plan_eval_onprem (struct plan_ctx *c,
+                          const struct gp_plan_option_spec *os,
+                          struct gp_plan_option *o);
+
+/* cloud.c */
+const char *gp_plan_cloud_fs_row (const char *cloud);
+void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o);
+
+/* constraints.c */
+void gp_plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o);
+int gp_plan_availability_spares (struct plan_ctx *c,
+                                 const struct gp_plan_option_spec *os,
+                                 const struct plan_sizing *z,
+                                 struct gp_plan_option *o);
+void gp_plan_queue_check (struct plan_ctx *c, struct gp_plan_option *o);
+
+/* quotas.c */
+void gp_plan_quotas (struct plan_ctx *c, struct gp_plan_option *o);
+
+/* evaluate.c: every option of the spec into 'out' (room for as many as
+ * gp_plan_eval_all (c, NULL) counts); returns their number.
+ */
+size_t gp_plan_eval_all (struct plan_ctx *c, struct gp_plan_option *out);
+
+/* recommend.c */
+int gp_plan_pick (const struct gp_plan_option *o, size_t n);
+void gp_plan_decide (struct plan_ctx *c);
+
+/* sensitivity.c */
+void gp_plan_sensitivity (struct plan_ctx *c);
 
 #endif

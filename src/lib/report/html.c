@@ -21,28 +21,6 @@ static const char *const palette[] = {
 };
 #define N_PALETTE 10
 
-static void esc (struct rbuf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<':
-            rb_printf (b, "&lt;");
-            break;
-        case '>':
-            rb_printf (b, "&gt;");
-            break;
-        case '&':
-            rb_printf (b, "&amp;");
-            break;
-        case '"':
-            rb_printf (b, "&quot;");
-            break;
-        default:
-            rb_printf (b, "%c", *s);
-        }
-    }
-}
-
 static int costed (const struct gp_plan_option *o)
 {
     return o->compute.code == 0 && o->cost.code == 0;
@@ -70,45 +48,45 @@ static void axes (struct rbuf *b, double ymax, const char *ylabel,
                   const char *xlabel, int money)
 {
     char u[32];
-    rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-                  "stroke=\"#333\"/>",
-               L, H - B, W - R, H - B);
-    rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-                  "stroke=\"#333\"/>",
-               L, T, L, H - B);
+    gp_rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                     "stroke=\"#333\"/>",
+                  L, H - B, W - R, H - B);
+    gp_rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                     "stroke=\"#333\"/>",
+                  L, T, L, H - B);
     for (int i = 0; i <= 4; i++) {
         double v = ymax * i / 4;
         double y = H - B - (H - B - T) * i / 4.0;
         if (money)
-            fmt_usd (v, u, sizeof u);
+            gp_fmt_usd (v, u, sizeof u);
         else if (ymax >= 10)
             snprintf (u, sizeof u, "%.0f", v);
         else
             snprintf (u, sizeof u, "%.3g", v);
-        rb_printf (b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-                      "class=\"tick\">%s</text>",
-                   L - 6, y + 4, u);
-        rb_printf (b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-                      "stroke=\"#ddd\"/>",
-                   L, y, W - R, y);
+        gp_rb_printf (b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+                         "class=\"tick\">%s</text>",
+                      L - 6, y + 4, u);
+        gp_rb_printf (b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                         "stroke=\"#ddd\"/>",
+                      L, y, W - R, y);
     }
-    rb_printf (b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-                  "class=\"axis\">%s</text>",
-               (L + W - R) / 2, H - 8, xlabel);
-    rb_printf (b, "<text x=\"14\" y=\"%d\" class=\"axis\" "
-                  "transform=\"rotate(-90 14 %d)\" "
-                  "text-anchor=\"middle\">%s</text>",
-               (T + H - B) / 2, (T + H - B) / 2, ylabel);
+    gp_rb_printf (b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+                     "class=\"axis\">%s</text>",
+                  (L + W - R) / 2, H - 8, xlabel);
+    gp_rb_printf (b, "<text x=\"14\" y=\"%d\" class=\"axis\" "
+                     "transform=\"rotate(-90 14 %d)\" "
+                     "text-anchor=\"middle\">%s</text>",
+                  (T + H - B) / 2, (T + H - B) / 2, ylabel);
 }
 
 static void legend (struct rbuf *b, int i, const char *name, const char *col)
 {
     int y = T + 14 * i;
-    rb_printf (b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" "
-                  "fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"tick\">",
-               W - R + 10, y, col, W - R + 24, y + 9);
-    esc (b, name);
-    rb_printf (b, "</text>");
+    gp_rb_printf (b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" "
+                     "fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"tick\">",
+                  W - R + 10, y, col, W - R + 24, y + 9);
+    gp_rb_esc (b, name);
+    gp_rb_printf (b, "</text>");
 }
 
 static void chart_cost_time (struct rbuf *b, const struct gp_plan_result *r)
@@ -119,9 +97,9 @@ static void chart_cost_time (struct rbuf *b, const struct gp_plan_result *r)
         if (costed (&r->options[i]) && T_ > 0)
             ymax = fmax (ymax, r->options[i].cum_cost[T_ - 1]);
     ymax = nice_max (ymax);
-    rb_printf (b, "<figure><svg data-chart=\"cost-over-time\" width=\"%d\" "
-                  "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
-               W, H, W, H);
+    gp_rb_printf (b, "<figure><svg data-chart=\"cost-over-time\" width=\"%d\" "
+                     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
+                  W, H, W, H);
     axes (b, ymax, "cumulative cost (USD)", "month of the horizon", 1);
     int k = 0;
     for (size_t i = 0; i < r->n_options && T_ > 0; i++) {
@@ -129,29 +107,29 @@ static void chart_cost_time (struct rbuf *b, const struct gp_plan_result *r)
         if (!costed (o))
             continue;
         const char *col = palette[k % N_PALETTE];
-        rb_printf (b, "<path class=\"mark\" fill=\"none\" stroke=\"%s\" "
-                      "stroke-width=\"%d\" d=\"",
-                   col, (int)i == r->recommended ? 3 : 2);
+        gp_rb_printf (b, "<path class=\"mark\" fill=\"none\" stroke=\"%s\" "
+                         "stroke-width=\"%d\" d=\"",
+                      col, (int)i == r->recommended ? 3 : 2);
         for (size_t t = 0; t < T_; t++) {
             double x = L + (W - R - L) * (double)(t + 1) / (double)T_;
             double y = H - B - (H - B - T) * o->cum_cost[t] / ymax;
-            rb_printf (b, "%s%.1f %.1f ", t ? "L" : "M", x, y);
+            gp_rb_printf (b, "%s%.1f %.1f ", t ? "L" : "M", x, y);
         }
-        rb_printf (b, "\"><title>");
-        esc (b, o->name);
-        rb_printf (b, "</title></path>");
+        gp_rb_printf (b, "\"><title>");
+        gp_rb_esc (b, o->name);
+        gp_rb_printf (b, "</title></path>");
         legend (b, k, o->name, col);
         k++;
     }
-    rb_printf (b, "</svg><figcaption>Cumulative cost per option over the "
-                  "horizon. On-prem: capex charged straight-line over "
-                  "<code>depreciation_years</code> plus opex (power at the "
-                  "catalog PUE and electricity price, support, space, "
-                  "staff). Cloud: the pricing model's LP solution (GLPK) "
-                  "month by month plus managed-Lustre storage; commitments "
-                  "running past the horizon are paid in full in the last "
-                  "month. Assumptions and catalog sources: tables "
-                  "below.</figcaption></figure>\n");
+    gp_rb_printf (b, "</svg><figcaption>Cumulative cost per option over the "
+                     "horizon. On-prem: capex charged straight-line over "
+                     "<code>depreciation_years</code> plus opex (power at the "
+                     "catalog PUE and electricity price, support, space, "
+                     "staff). Cloud: the pricing model's LP solution (GLPK) "
+                     "month by month plus managed-Lustre storage; commitments "
+                     "running past the horizon are paid in full in the last "
+                     "month. Assumptions and catalog sources: tables "
+                     "below.</figcaption></figure>\n");
 }
 
 static void chart_breakdown (struct rbuf *b, const struct gp_plan_result *r)
@@ -172,9 +150,9 @@ static void chart_breakdown (struct rbuf *b, const struct gp_plan_result *r)
     int row_h = 22;
     int h = T + B + (int)(n ? n : 1) * row_h + 20;
     int left = 200;
-    rb_printf (b, "<figure><svg data-chart=\"cost-breakdown\" width=\"%d\" "
-                  "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
-               W, h, W, h);
+    gp_rb_printf (b, "<figure><svg data-chart=\"cost-breakdown\" width=\"%d\" "
+                     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
+                  W, h, W, h);
     for (int k = 0; k < 9; k++)
         legend (b, k, parts[k], palette[k]);
     size_t row = 0;
@@ -202,35 +180,35 @@ static void chart_breakdown (struct rbuf *b, const struct gp_plan_result *r)
             v[8] = o->spot_usd;
         }
         double y = T + (double)row * row_h;
-        rb_printf (b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-                      "class=\"tick\">",
-                   left - 6, y + 15);
-        esc (b, o->name);
-        rb_printf (b, "</text>");
+        gp_rb_printf (b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+                         "class=\"tick\">",
+                      left - 6, y + 15);
+        gp_rb_esc (b, o->name);
+        gp_rb_printf (b, "</text>");
         double x = left;
         for (int k = 0; k < 9; k++) {
             double w = (W - R - left) * v[k] / vmax;
             if (w <= 0)
                 continue;
-            rb_printf (b, "<rect class=\"mark\" x=\"%.1f\" y=\"%.1f\" "
-                          "width=\"%.1f\" height=\"%d\" fill=\"%s\">"
-                          "<title>%s: %s</title></rect>",
-                       x, y + 3, w, row_h - 6, palette[k], parts[k],
-                       fmt_usd (v[k], u, sizeof u));
+            gp_rb_printf (b, "<rect class=\"mark\" x=\"%.1f\" y=\"%.1f\" "
+                             "width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+                             "<title>%s: %s</title></rect>",
+                          x, y + 3, w, row_h - 6, palette[k], parts[k],
+                          gp_fmt_usd (v[k], u, sizeof u));
             x += w;
         }
         row++;
     }
-    rb_printf (b, "<text x=\"%d\" y=\"%d\" class=\"axis\">TCO over the "
-                  "horizon; full bar = %s</text>",
-               left, h - 12, fmt_usd (vmax, u, sizeof u));
-    rb_printf (b, "</svg><figcaption>TCO by component. Network capex: "
-                  "switches, NICs, transceivers and cables from the fat-tree "
-                  "sizing times the <code>switch_usd</code>, "
-                  "<code>nic_usd</code>, <code>transceiver_usd</code>, "
-                  "<code>cable_usd</code> assumptions; storage at "
-                  "<code>storage_usd_per_tb</code> (on-prem) or the catalog "
-                  "FSx for Lustre price (cloud).</figcaption></figure>\n");
+    gp_rb_printf (b, "<text x=\"%d\" y=\"%d\" class=\"axis\">TCO over the "
+                     "horizon; full bar = %s</text>",
+                  left, h - 12, gp_fmt_usd (vmax, u, sizeof u));
+    gp_rb_printf (b, "</svg><figcaption>TCO by component. Network capex: "
+                     "switches, NICs, transceivers and cables from the "
+                     "fat-tree sizing times the <code>switch_usd</code>, "
+                     "<code>nic_usd</code>, <code>transceiver_usd</code>, "
+                     "<code>cable_usd</code> assumptions; storage at "
+                     "<code>storage_usd_per_tb</code> (on-prem) or the catalog "
+                     "FSx for Lustre price (cloud).</figcaption></figure>\n");
 }
 
 static void chart_utilization (struct rbuf *b, const struct gp_plan_result *r)
@@ -243,9 +221,9 @@ static void chart_utilization (struct rbuf *b, const struct gp_plan_result *r)
                 break;
             }
     }
-    rb_printf (b, "<figure><svg data-chart=\"utilization\" width=\"%d\" "
-                  "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
-               W, H, W, H);
+    gp_rb_printf (b, "<figure><svg data-chart=\"utilization\" width=\"%d\" "
+                     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
+                  W, H, W, H);
     const struct gp_plan_option *o = k >= 0 ? &r->options[k] : NULL;
     if (o) {
         size_t T_ = o->n_periods;
@@ -257,42 +235,42 @@ static void chart_utilization (struct rbuf *b, const struct gp_plan_result *r)
         double bw = (W - R - L) / (double)(T_ ? T_ : 1);
         for (size_t t = 0; t < T_; t++) {
             double hgt = (H - B - T) * o->demand_gpus[t] / ymax;
-            rb_printf (b, "<rect class=\"mark\" x=\"%.1f\" y=\"%.1f\" "
-                          "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>",
-                       L + bw * (double)t + 1, H - B - hgt, fmax (bw - 2, 1),
-                       hgt, palette[0]);
+            gp_rb_printf (b, "<rect class=\"mark\" x=\"%.1f\" y=\"%.1f\" "
+                             "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>",
+                          L + bw * (double)t + 1, H - B - hgt, fmax (bw - 2, 1),
+                          hgt, palette[0]);
         }
         double yc = H - B - (H - B - T) * (double)o->gpus / ymax;
-        rb_printf (b, "<line class=\"mark\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-                      "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
-                      "stroke-dasharray=\"6 3\"/>",
-                   L, yc, W - R, yc, palette[3]);
+        gp_rb_printf (b, "<line class=\"mark\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+                         "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
+                         "stroke-dasharray=\"6 3\"/>",
+                      L, yc, W - R, yc, palette[3]);
         legend (b, 0, "GPUs in use (demand)", palette[0]);
         legend (b, 1, "GPUs provisioned", palette[3]);
     }
-    rb_printf (b, "</svg><figcaption>Demand against capacity per month for "
-                  "%s",
-               o ? "" : "(no costed option)");
+    gp_rb_printf (b, "</svg><figcaption>Demand against capacity per month for "
+                     "%s",
+                  o ? "" : "(no costed option)");
     if (o)
-        esc (b, o->name);
-    if (o && strstr (o->compute_basis, "sizing from"))
-        rb_printf (b, ". Demand is the fleet given in the plan (the "
-                      "planners could not size it)");
+        gp_rb_esc (b, o->name);
+    if (o && o->basis == GP_BASIS_FLEET_UNSIZED)
+        gp_rb_printf (b, ". Demand is the fleet given in the plan (the "
+                         "planners could not size it)");
     else
-        rb_printf (b, ". Demand: GPUs busy per month from the training "
-                      "planner (runs at their GPU count until done), "
-                      "recurring runs (GPU-hours per month / 730) and the "
-                      "inference planner (replicas for the SLOs at each "
-                      "month's traffic)");
+        gp_rb_printf (b, ". Demand: GPUs busy per month from the training "
+                         "planner (runs at their GPU count until done), "
+                         "recurring runs (GPU-hours per month / 730) and the "
+                         "inference planner (replicas for the SLOs at each "
+                         "month's traffic)");
     if (o && o->sim.code == 0)
-        rb_printf (b, ". Simulated with the plan's policy: utilization "
-                      "%.1f%%, p95 wait %.1f h, longest wait of a large job "
-                      "%.1f h (per team: details below)",
-                   100 * o->utilization, o->wait_p95_s / 3600,
-                   o->starve_max_wait_s / 3600);
+        gp_rb_printf (b, ". Simulated with the plan's policy: utilization "
+                         "%.1f%%, p95 wait %.1f h, longest wait of a large job "
+                         "%.1f h (per team: details below)",
+                      100 * o->utilization, o->wait_p95_s / 3600,
+                      o->starve_max_wait_s / 3600);
     else if (o)
-        rb_printf (b, ". Queueing: %s", o->sim.text);
-    rb_printf (b, ".</figcaption></figure>\n");
+        gp_rb_printf (b, ". Queueing: %s", o->sim.text);
+    gp_rb_printf (b, ".</figcaption></figure>\n");
 }
 
 static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
@@ -311,25 +289,25 @@ static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
     int row_h = 26;
     int h = T + B + (int)r->n_sens * row_h;
     int left = 200, mid = (left + W - R) / 2;
-    rb_printf (b, "<figure><svg data-chart=\"sensitivity\" width=\"%d\" "
-                  "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
-               W, h, W, h);
-    rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-                  "stroke=\"#333\"/>",
-               mid, T - 5, mid, h - B + 5);
+    gp_rb_printf (b, "<figure><svg data-chart=\"sensitivity\" width=\"%d\" "
+                     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
+                  W, h, W, h);
+    gp_rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                     "stroke=\"#333\"/>",
+                  mid, T - 5, mid, h - B + 5);
     char u[32], u2[32];
     for (size_t i = 0; i < r->n_sens; i++) {
         const struct gp_sens_row *s = &r->sens[i];
         double y = T + (double)i * row_h;
-        rb_printf (b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-                      "class=\"tick\">",
-                   left - 6, y + 16);
-        esc (b, s->param);
-        rb_printf (b, "</text>");
+        gp_rb_printf (b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+                         "class=\"tick\">",
+                      left - 6, y + 16);
+        gp_rb_esc (b, s->param);
+        gp_rb_printf (b, "</text>");
         if (s->status.code || !(base > 0)) {
-            rb_printf (b, "<text x=\"%d\" y=\"%.1f\" class=\"tick\">not yet "
-                          "supported</text>",
-                       mid + 6, y + 16);
+            gp_rb_printf (b, "<text x=\"%d\" y=\"%.1f\" class=\"tick\">not yet "
+                             "supported</text>",
+                          mid + 6, y + 16);
             continue;
         }
         double half = (W - R - left) / 2.0;
@@ -337,83 +315,88 @@ static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
         double hi = (s->tco_high - base) / span * half;
         double a = fmin (lo, hi), z = fmax (lo, hi);
         if (a < 0)
-            rb_printf (b, "<rect class=\"mark\" x=\"%.1f\" y=\"%.1f\" "
-                          "width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
-                       mid + a, y + 4, fmin (-a, half), row_h - 8,
-                       palette[2]);
+            gp_rb_printf (b, "<rect class=\"mark\" x=\"%.1f\" y=\"%.1f\" "
+                             "width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
+                          mid + a, y + 4, fmin (-a, half), row_h - 8,
+                          palette[2]);
         if (z > 0)
-            rb_printf (b, "<rect class=\"mark\" x=\"%d\" y=\"%.1f\" "
-                          "width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
-                       mid, y + 4, fmin (z, half), row_h - 8, palette[3]);
-        rb_printf (b, "<text x=\"%d\" y=\"%.1f\" class=\"tick\">%s .. "
-                      "%s</text>",
-                   W - R + 8, y + 16, fmt_usd (s->tco_low, u, sizeof u),
-                   fmt_usd (s->tco_high, u2, sizeof u2));
+            gp_rb_printf (b, "<rect class=\"mark\" x=\"%d\" y=\"%.1f\" "
+                             "width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
+                          mid, y + 4, fmin (z, half), row_h - 8, palette[3]);
+        gp_rb_printf (b, "<text x=\"%d\" y=\"%.1f\" class=\"tick\">%s .. "
+                         "%s</text>",
+                      W - R + 8, y + 16, gp_fmt_usd (s->tco_low, u, sizeof u),
+                      gp_fmt_usd (s->tco_high, u2, sizeof u2));
     }
-    rb_printf (b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-                  "class=\"axis\">TCO of the recommendation: %s (centre), "
-                  "axis +-%s</text>",
-               mid, h - 12, fmt_usd (base, u, sizeof u),
-               fmt_usd (span, u2, sizeof u2));
-    rb_printf (b, "</svg><figcaption>How the recommended option's TCO moves "
-                  "when one input moves (low / high factor in the table). "
-                  "Ranges: <code>sensitivity_price</code>, "
-                  "<code>sensitivity_demand</code>, "
-                  "<code>sensitivity_failure</code>. The table says whether "
-                  "the recommendation itself changes.</figcaption></figure>"
-                  "\n");
+    gp_rb_printf (b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+                     "class=\"axis\">TCO of the recommendation: %s (centre), "
+                     "axis +-%s</text>",
+                  mid, h - 12, gp_fmt_usd (base, u, sizeof u),
+                  gp_fmt_usd (span, u2, sizeof u2));
+    gp_rb_printf (b, "</svg><figcaption>How the recommended option's TCO moves "
+                     "when one input moves (low / high factor in the table). "
+                     "Ranges: <code>sensitivity_price</code>, "
+                     "<code>sensitivity_demand</code>, "
+                     "<code>sensitivity_failure</code>. The table says whether "
+                     "the recommendation itself changes.</figcaption></figure>"
+                     "\n");
 }
 
 static void table_open (struct rbuf *b, const char *const *heads, size_t n)
 {
-    rb_printf (b, "<table><thead><tr>");
+    gp_rb_printf (b, "<table><thead><tr>");
     for (size_t i = 0; i < n; i++)
-        rb_printf (b, "<th>%s</th>", heads[i]);
-    rb_printf (b, "</tr></thead><tbody>\n");
+        gp_rb_printf (b, "<th>%s</th>", heads[i]);
+    gp_rb_printf (b, "</tr></thead><tbody>\n");
 }
 
 static void td (struct rbuf *b, const char *s)
 {
-    rb_printf (b, "<td>");
-    esc (b, s);
-    rb_printf (b, "</td>");
+    gp_rb_printf (b, "<td>");
+    gp_rb_esc (b, s);
+    gp_rb_printf (b, "</td>");
 }
 
-void report_html (struct rbuf *b, const struct gp_plan_result *r)
+static void page_head (struct rbuf *b, const struct gp_plan_result *r)
+{
+    gp_rb_printf (b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+                     "<meta charset=\"utf-8\"><title>Capacity plan: ");
+    gp_rb_esc (b, r->name);
+    gp_rb_printf (b, "</title><style>"
+                     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;"
+                     "color:#222;max-width:1100px}"
+                     "table{border-collapse:collapse;margin:8px 0 16px}"
+                     "td,th{border:1px solid #ccc;padding:3px 6px;"
+                     "text-align:left;font-size:13px}"
+                     "th{background:#f3f3f3}"
+                     "figure{margin:12px 0 24px}figcaption{font-size:12px;"
+                     "color:#555;max-width:720px}"
+                     ".tick{font-size:11px;fill:#333}.axis{font-size:12px;"
+                     "fill:#333}.rec{background:#eef8ee;padding:8px 12px;"
+                     "border-left:4px solid #2ca02c}"
+                     "code{font-size:12px}</style></head><body>\n");
+    gp_rb_printf (b, "<h1>Capacity plan: ");
+    gp_rb_esc (b, r->name);
+    gp_rb_printf (b, "</h1><p>%zu design options over %.3g years (%zu "
+                     "months).</p>\n",
+                  r->n_options, r->horizon_years, r->n_periods);
+    gp_rb_printf (b, "<div class=\"rec\"><h2>Recommendation</h2><p>");
+    if (r->recommended >= 0) {
+        gp_rb_printf (b, "<strong>");
+        gp_rb_esc (b, r->options[r->recommended].name);
+        gp_rb_printf (b, "</strong>: ");
+        gp_rb_esc (b, r->reason);
+    } else {
+        gp_rb_printf (b, "none: no option is both feasible and fully costed "
+                         "(see the decision log).");
+    }
+    gp_rb_printf (b, "</p></div>\n");
+}
+
+static void options_table (struct rbuf *b, const struct gp_plan_result *r)
 {
     char u[64];
-    rb_printf (b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-                  "<meta charset=\"utf-8\"><title>Capacity plan: ");
-    esc (b, r->name);
-    rb_printf (b, "</title><style>"
-                  "body{font:14px/1.4 system-ui,sans-serif;margin:24px;"
-                  "color:#222;max-width:1100px}"
-                  "table{border-collapse:collapse;margin:8px 0 16px}"
-                  "td,th{border:1px solid #ccc;padding:3px 6px;"
-                  "text-align:left;font-size:13px}"
-                  "th{background:#f3f3f3}"
-                  "figure{margin:12px 0 24px}figcaption{font-size:12px;"
-                  "color:#555;max-width:720px}"
-                  ".tick{font-size:11px;fill:#333}.axis{font-size:12px;"
-                  "fill:#333}.rec{background:#eef8ee;padding:8px 12px;"
-                  "border-left:4px solid #2ca02c}"
-                  "code{font-size:12px}</style></head><body>\n");
-    rb_printf (b, "<h1>Capacity plan: ");
-    esc (b, r->name);
-    rb_printf (b, "</h1><p>%zu design options over %.3g years (%zu "
-                  "months).</p>\n",
-               r->n_options, r->horizon_years, r->n_periods);
-    rb_printf (b, "<div class=\"rec\"><h2>Recommendation</h2><p>");
-    if (r->recommended >= 0) {
-        rb_printf (b, "<strong>");
-        esc (b, r->options[r->recommended].name);
-        rb_printf (b, "</strong>: ");
-        esc (b, r->reason);
-    } else {
-        rb_printf (b, "none: no option is both feasible and fully costed "
-                      "(see the decision log).");
-    }
-    rb_printf (b, "</p></div>\n<h2>Options</h2>\n");
+    gp_rb_printf (b, "<h2>Options</h2>\n");
     const char *h[] = {"option", "kind", "GPUs", "nodes", "TCO",
                        "$/provisioned GPU-h", "$/demand GPU-h", "IT power",
                        "racks", "status"};
@@ -422,27 +405,32 @@ void report_html (struct rbuf *b, const struct gp_plan_result *r)
         const struct gp_plan_option *o = &r->options[i];
         int okc = o->compute.code == 0;
         int okp = okc && o->kind == GP_OPT_ONPREM && o->power.code == 0;
-        rb_printf (b, "<tr>");
+        gp_rb_printf (b, "<tr>");
         td (b, o->name);
         td (b, o->kind == GP_OPT_ONPREM ? "on-prem" : "cloud");
         snprintf (u, sizeof u, okc ? "%lld" : "-", o->gpus);
         td (b, u);
         snprintf (u, sizeof u, okc ? "%lld" : "-", o->nodes);
         td (b, u);
-        td (b, costed (o) ? fmt_usd (o->tco_usd, u, sizeof u) : "-");
+        td (b, costed (o) ? gp_fmt_usd (o->tco_usd, u, sizeof u) : "-");
         snprintf (u, sizeof u, "%.2f", o->usd_per_gpu_hour);
         td (b, costed (o) ? u : "-");
         snprintf (u, sizeof u, "%.2f", o->usd_per_used_gpu_hour);
         td (b, costed (o) && o->usd_per_used_gpu_hour > 0 ? u : "-");
-        td (b, okp ? fmt_q (o->pow.it_w, GP_Q_POWER, u, sizeof u)
+        td (b, okp ? gp_report_fmt_q (o->pow.it_w, GP_Q_POWER, u, sizeof u)
                    : o->kind == GP_OPT_CLOUD ? "in price" : "-");
         snprintf (u, sizeof u, "%lld", o->pow.racks);
         td (b, okp ? u : "-");
-        td (b, o->feasible ? option_status (o) : o->violation);
-        rb_printf (b, "</tr>\n");
+        td (b, o->feasible ? gp_report_option_status (o) : o->violation);
+        gp_rb_printf (b, "</tr>\n");
     }
-    rb_printf (b, "</tbody></table>\n<h2>Bandwidth: needed vs given"
-                  "</h2>\n");
+    gp_rb_printf (b, "</tbody></table>\n");
+}
+
+static void bandwidth_table (struct rbuf *b, const struct gp_plan_result *r)
+{
+    char u[64];
+    gp_rb_printf (b, "<h2>Bandwidth: needed vs given</h2>\n");
     const char *hb[] = {"option", "scale-out need", "given", "slowdown",
                         "set by", "storage need", "storage given", "check"};
     table_open (b, hb, 8);
@@ -451,7 +439,7 @@ void report_html (struct rbuf *b, const struct gp_plan_result *r)
         if (o->compute.code || !o->need_bw_known)
             continue;
         int ok_s = o->storage.code == 0;
-        rb_printf (b, "<tr>");
+        gp_rb_printf (b, "<tr>");
         td (b, o->name);
         if (o->need_bw_per_gpu > 0)
             gp_format_quantity (o->need_bw_per_gpu, GP_Q_BANDWIDTH,
@@ -465,110 +453,144 @@ void report_html (struct rbuf *b, const struct gp_plan_result *r)
         snprintf (u, sizeof u, "%.1f%%", 100 * o->comm_slowdown);
         td (b, u);
         td (b, o->need_bw_workload[0] ? o->need_bw_workload : "-");
-        td (b, ok_s ? fmt_q (fmax (o->stor.read_bw, o->stor.write_bw),
-                             GP_Q_BANDWIDTH, u, sizeof u)
+        td (b, ok_s ? gp_report_fmt_q (fmax (o->stor.read_bw,
+                                             o->stor.write_bw),
+                                       GP_Q_BANDWIDTH, u, sizeof u)
                     : "-");
-        td (b, ok_s ? fmt_q (o->storage_given_bw, GP_Q_BANDWIDTH, u,
-                             sizeof u)
+        td (b, ok_s ? gp_report_fmt_q (o->storage_given_bw, GP_Q_BANDWIDTH,
+                                       u, sizeof u)
                     : "-");
         td (b, o->bw_short ? "SHORT: network"
                : ok_s && o->storage_short ? "SHORT: storage"
                                           : "ok");
-        rb_printf (b, "</tr>\n");
+        gp_rb_printf (b, "</tr>\n");
     }
-    rb_printf (b, "</tbody></table>\n<h2>Charts</h2>\n");
-    chart_cost_time (b, r);
-    chart_breakdown (b, r);
-    chart_utilization (b, r);
-    chart_tornado (b, r);
+    gp_rb_printf (b, "</tbody></table>\n");
+}
 
-    rb_printf (b, "<h2>Sensitivity</h2>\n");
+static void sensitivity_table (struct rbuf *b, const struct gp_plan_result *r)
+{
+    char u[64];
+    gp_rb_printf (b, "<h2>Sensitivity</h2>\n");
     const char *hs[] = {"parameter", "low", "high", "TCO low", "TCO high",
                         "recommended (low)", "recommended (high)"};
     table_open (b, hs, 7);
     for (size_t i = 0; i < r->n_sens; i++) {
         const struct gp_sens_row *s = &r->sens[i];
         int ok = s->status.code == 0 && r->recommended >= 0;
-        rb_printf (b, "<tr>");
+        gp_rb_printf (b, "<tr>");
         td (b, s->param);
         snprintf (u, sizeof u, "x%.2f", s->low_delta);
         td (b, u);
         snprintf (u, sizeof u, "x%.2f", s->high_delta);
         td (b, u);
-        td (b, ok ? fmt_usd (s->tco_low, u, sizeof u) : "-");
-        td (b, ok ? fmt_usd (s->tco_high, u, sizeof u) : "-");
+        td (b, ok ? gp_fmt_usd (s->tco_low, u, sizeof u) : "-");
+        td (b, ok ? gp_fmt_usd (s->tco_high, u, sizeof u) : "-");
         td (b, ok ? s->rec_low : s->status.text);
         td (b, ok ? s->rec_high : "-");
-        rb_printf (b, "</tr>\n");
+        gp_rb_printf (b, "</tr>\n");
     }
-    rb_printf (b, "</tbody></table>\n<p class=\"note\">%s.</p>\n"
-                  "<h2>Decision log</h2><ul>\n",
-               SENS_NOTE);
+    gp_rb_printf (b, "</tbody></table>\n<p class=\"note\">%s.</p>\n",
+                  SENS_NOTE);
+}
+
+static void decision_log (struct rbuf *b, const struct gp_plan_result *r)
+{
+    gp_rb_printf (b, "<h2>Decision log</h2><ul>\n");
     for (size_t i = 0; i < r->n_log; i++) {
-        rb_printf (b, "<li>");
-        esc (b, r->log[i]);
-        rb_printf (b, "</li>\n");
+        gp_rb_printf (b, "<li>");
+        gp_rb_esc (b, r->log[i]);
+        gp_rb_printf (b, "</li>\n");
     }
-    rb_printf (b, "</ul>\n<h2>Details</h2>\n<pre>");
-    gp_error_t err = {0};
-    char *txt = gp_report_render (r, GP_REPORT_TEXT, &err);
-    if (txt) {
-        const char *start = strstr (txt, "\nNetwork\n");
-        const char *end = strstr (txt, "\nAssumptions (not in the catalog)");
-        if (start && end && end > start) {
-            char *cut = (char *)end;
-            char keep = *cut;
-            *cut = 0;
-            esc (b, start + 1);
-            *cut = keep;
-        }
-        free (txt);
-    } else {
-        b->failed = 1;
-    }
-    rb_printf (b, "</pre>\n<h2>Assumptions (not in the catalog)</h2>\n");
+    gp_rb_printf (b, "</ul>\n");
+}
+
+/* The detail sections, from the same section functions as the text and
+ * Markdown reports.
+ */
+static void details (struct rbuf *b, const struct gp_plan_result *r)
+{
+    gp_rb_printf (b, "<h2>Details</h2>\n");
+    struct rout out;
+    if (gp_rout_init (&out, b, ROUT_HTML) != 0)
+        return;
+    for (size_t i = 0; gp_report_details[i]; i++)
+        gp_report_details[i](&out, r);
+    gp_rout_fini (&out);
+}
+
+static void assumptions_tables (struct rbuf *b,
+                                const struct gp_plan_result *r)
+{
+    char u[64];
+    gp_rb_printf (b, "<h2>Assumptions (not in the catalog)</h2>\n");
     const char *ha[] = {"key", "value", "unit", "source", "set by plan"};
     table_open (b, ha, 5);
     for (size_t i = 0; i < r->n_assume; i++) {
         const struct gp_assumption *a = &r->assume[i];
-        rb_printf (b, "<tr>");
+        gp_rb_printf (b, "<tr>");
         td (b, a->key);
         snprintf (u, sizeof u, "%g", a->value);
         td (b, u);
         td (b, a->unit);
         td (b, a->source);
         td (b, a->overridden ? "yes" : "no");
-        rb_printf (b, "</tr>\n");
+        gp_rb_printf (b, "</tr>\n");
     }
-    rb_printf (b, "</tbody></table>\n<h2>Catalog values used</h2>\n");
+    gp_rb_printf (b, "</tbody></table>\n<h2>Catalog values used</h2>\n");
     const char *hc[] = {"value", "number", "unit", "source", "dated"};
     table_open (b, hc, 5);
     for (size_t i = 0; i < r->n_sources; i++) {
         const struct gp_plan_source *s = &r->sources[i];
-        rb_printf (b, "<tr>");
+        gp_rb_printf (b, "<tr>");
         td (b, s->what);
         snprintf (u, sizeof u, "%g", s->value);
         td (b, u);
         td (b, s->unit);
         td (b, s->source);
         td (b, s->date);
-        rb_printf (b, "</tr>\n");
+        gp_rb_printf (b, "</tr>\n");
     }
-    rb_printf (b, "</tbody></table>\n<script>\n(function () {\n"
-                  "  var out = [];\n"
-                  "  var svgs = document.querySelectorAll('svg[data-chart]');\n"
-                  "  for (var i = 0; i < svgs.length; i++) {\n"
-                  "    var s = svgs[i], marks = s.querySelectorAll('.mark');\n"
-                  "    var drawn = 0;\n"
-                  "    for (var j = 0; j < marks.length; j++) {\n"
-                  "      var bb = marks[j].getBBox();\n"
-                  "      if (bb.width > 0 || bb.height > 0) drawn++;\n"
-                  "    }\n"
-                  "    var r = s.getBoundingClientRect();\n"
-                  "    out.push(s.getAttribute('data-chart') + ':' + drawn + "
-                  "':' + Math.round(r.width) + 'x' + Math.round(r.height));\n"
-                  "  }\n"
-                  "  document.body.setAttribute('data-render-check', "
-                  "out.join(' '));\n"
-                  "})();\n</script>\n</body></html>\n");
+    gp_rb_printf (b, "</tbody></table>\n");
+}
+
+/* The script that records, after layout, the marks each chart drew. */
+static void render_check (struct rbuf *b)
+{
+    gp_rb_printf (
+        b,
+        "<script>\n(function () {\n"
+        "  var out = [];\n"
+        "  var svgs = document.querySelectorAll('svg[data-chart]');\n"
+        "  for (var i = 0; i < svgs.length; i++) {\n"
+        "    var s = svgs[i], marks = s.querySelectorAll('.mark');\n"
+        "    var drawn = 0;\n"
+        "    for (var j = 0; j < marks.length; j++) {\n"
+        "      var bb = marks[j].getBBox();\n"
+        "      if (bb.width > 0 || bb.height > 0) drawn++;\n"
+        "    }\n"
+        "    var r = s.getBoundingClientRect();\n"
+        "    out.push(s.getAttribute('data-chart') + ':' + drawn + "
+        "':' + Math.round(r.width) + 'x' + Math.round(r.height));\n"
+        "  }\n"
+        "  document.body.setAttribute('data-render-check', "
+        "out.join(' '));\n"
+        "})();\n</script>\n</body></html>\n");
+}
+
+void gp_report_html (struct rbuf *b, const struct gp_plan_result *r)
+{
+    page_head (b, r);
+    options_table (b, r);
+    bandwidth_table (b, r);
+    gp_rb_printf (b, "<h2>Charts</h2>\n");
+    chart_cost_time (b, r);
+    chart_breakdown (b, r);
+    chart_utilization (b, r);
+    chart_tornado (b, r);
+    sensitivity_table (b, r);
+    decision_log (b, r);
+    details (b, r);
+    assumptions_tables (b, r);
+    render_check (b);
 }

@@ -1,11 +1,14 @@
-/* report_private.h - shared by the renderers. */
+/* report_private.h - shared by the plan report's renderers: the output
+ * buffer, the writer that gives one section function text, Markdown or
+ * HTML, and the report sections themselves (functions over the plan
+ * result; sections.c).  Internal to the report module.
+ */
 #ifndef GPUPLAN_REPORT_PRIVATE_H
 #define GPUPLAN_REPORT_PRIVATE_H
 
 #include <stddef.h>
 
 #include "gpuplan/plan.h"
-#include "gpuplan/report.h"
 #include "gpuplan/units.h"
 
 /* A growable output buffer; 'failed' sticks after an allocation failure. */
@@ -15,12 +18,12 @@ struct rbuf {
     int failed;
 };
 
-int rb_printf (struct rbuf *b, const char *fmt, ...)
+int gp_rb_printf (struct rbuf *b, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
+/* 's' with <, >, & and " escaped for HTML. */
+void gp_rb_esc (struct rbuf *b, const char *s);
 /* The text (caller frees), or NULL + err after a failure. */
-char *rb_take (struct rbuf *b, gp_error_t *err);
-
-const char *fmt_usd (double v, char *buf, size_t n);
+char *gp_rb_take (struct rbuf *b, gp_error_t *err);
 
 /* Footnote of the sensitivity table in every format. */
 #define SENS_NOTE                                                          \
@@ -33,9 +36,79 @@ const char *fmt_usd (double v, char *buf, size_t n);
 #define NODES_NOTE                                                         \
     "head, management and CPU nodes are listed for the design but not "   \
     "costed: their capex, power and cloud node-hours are not in the TCO"
-const char *fmt_q (double v, enum gp_quantity q, char *buf, size_t n);
-const char *option_status (const struct gp_plan_option *o);
 
-void report_html (struct rbuf *b, const struct gp_plan_result *r);
+/* A quantity in its display unit (units.h) into 'buf'; returns 'buf'. */
+const char *gp_report_fmt_q (double v, enum gp_quantity q, char *buf,
+                             size_t n);
+/* "ok", "infeasible", "incomplete" or "not yet supported". */
+const char *gp_report_option_status (const struct gp_plan_option *o);
+
+/* ------------------------------ the writer ----------------------------- */
+
+enum rout_fmt {
+    ROUT_TEXT,
+    ROUT_MD,
+    ROUT_HTML,
+};
+
+struct rtbl;
+
+/* Where a section writes: headings, tables, list items and notes, each
+ * in the syntax of 'fmt'.
+ */
+struct rout {
+    struct rbuf *b;
+    enum rout_fmt fmt;
+    struct rtbl *t;             /* the table being built (text, Markdown) */
+    int in_list;                /* HTML: inside <ul> */
+};
+
+/* Set up 'o' to write 'fmt' into 'b'; 0, or -1 when out of memory. */
+int gp_rout_init (struct rout *o, struct rbuf *b, enum rout_fmt fmt);
+/* Close what is open and free 'o' (not the buffer). */
+void gp_rout_fini (struct rout *o);
+void gp_rout_heading (struct rout *o, const char *title);
+/* A table of 'n' columns (at most 12) with the header 'heads'. */
+void gp_rout_table (struct rout *o, const char *const *heads, size_t n);
+void gp_rout_row (struct rout *o, const char *const *cells);
+void gp_rout_table_end (struct rout *o);
+/* A list item; level 1 is an item under the one before. */
+void gp_rout_item (struct rout *o, int level, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+/* A note after a table or list. */
+void gp_rout_note (struct rout *o, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* ------------------------------ sections ------------------------------- */
+
+/* One report section: a function over the result. */
+typedef void (*gp_report_section_f) (struct rout *o,
+                                     const struct gp_plan_result *r);
+
+void gp_report_options (struct rout *o, const struct gp_plan_result *r);
+void gp_report_availability (struct rout *o, const struct gp_plan_result *r);
+void gp_report_network (struct rout *o, const struct gp_plan_result *r);
+void gp_report_bandwidth (struct rout *o, const struct gp_plan_result *r);
+void gp_report_storage (struct rout *o, const struct gp_plan_result *r);
+void gp_report_power (struct rout *o, const struct gp_plan_result *r);
+void gp_report_cost (struct rout *o, const struct gp_plan_result *r);
+void gp_report_unit_costs (struct rout *o, const struct gp_plan_result *r);
+void gp_report_infra (struct rout *o, const struct gp_plan_result *r);
+void gp_report_tenancy (struct rout *o, const struct gp_plan_result *r);
+void gp_report_sensitivity (struct rout *o, const struct gp_plan_result *r);
+void gp_report_log (struct rout *o, const struct gp_plan_result *r);
+void gp_report_unsupported (struct rout *o, const struct gp_plan_result *r);
+void gp_report_assumptions (struct rout *o, const struct gp_plan_result *r);
+void gp_report_sources (struct rout *o, const struct gp_plan_result *r);
+
+/* The detail sections, in report order, NULL-terminated: the text and
+ * Markdown reports list them all, the HTML page under "Details".
+ */
+extern const gp_report_section_f gp_report_details[];
+
+/* The renderers (text.c, html.c). */
+void gp_report_textual (struct rbuf *b, const struct gp_plan_result *r,
+                        int md);
+void gp_report_html (struct rbuf *b, const struct gp_plan_result *r);
 
 #endif

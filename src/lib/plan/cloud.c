@@ -1,0 +1,203 @@
+/* cloud.c - a cloud design option under one pricing model: the instance's
+ * fabric, the cheapest mix of commitments, on-demand and spot node-hours
+ * month by month (gp_mix_solve), managed-Lustre storage, and the
+ * provisioned GPU-hours it pays for (docs/model/cost.md).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_private.h"
+
+/* A (c, key): an assumption; P (c, id, key): a catalog part value,
+ * recorded as a source (run.c).
+ */
+#define A gp_plan_assumption
+#define P gp_plan_part
+
+const char *gp_plan_cloud_fs_row (const char *cloud)
+{
+    if (!strcmp (cloud, "gcp"))
+        return "gcp-managed-lustre-125";
+    if (!strcmp (cloud, "azure"))
+        return "azure-managed-lustre-250";
+    return "fsx-lustre-p2-ssd-125";
+}
+
+/* The share of demand spot may serve: spot_max_share, and under
+ * constraints.min_availability A at most 1 - A, since spot capacity can
+ * be withdrawn at any time (docs/model/cost.md).
+ */
+static double spot_share (struct plan_ctx *c)
+{
+    double x = A (c, "spot_max_share");
+    double a = c->s->cons.min_availability;
+    return a > 0 ? fmin (x, 1 - a) : x;
+}
+
+/* Node-hour prices of the option's instance (perturbed). */
+struct cloud_prices {
+    double od, spot, r1, r3;
+};
+
+/* The linear program's input for the option's pricing model; 'd' gets
+ * the nodes demanded per month.
+ */
+static void cloud_mix_in (struct plan_ctx *c, struct gp_plan_option *o,
+                          const struct cloud_prices *pr, double *d,
+                          struct gp_mix_in *mi)
+{
+    size_t T = o->n_periods;
+    double max_nodes = 0;
+    for (size_t t = 0; t < T; t++) {
+        d[t] = ceil (o->demand_gpus[t] / o->gpus_per_node - 1e-9);
+        if (d[t] > max_nodes)
+            max_nodes = d[t];
+    }
+    double rate = A (c, "spot_interruptions_per_node_month") / HOURS_PER_MONTH
+                  * c->pt.failure;
+    const struct plan_sizing *z = gp_plan_sizing_of (c, o->spec_index,
+                                                     o->n_periods);
+    double interval = z && z->code == 0 && z->ckpt_interval_s > 0
+                          ? z->ckpt_interval_s
+                          : A (c, "checkpoint_interval_s");
+    o->spot_overhead = gp_spot_overhead (rate, max_nodes, interval,
+                                         A (c, "restart_s"));
+    memset (mi, 0, sizeof *mi);
+    mi->n_periods = T;
+    mi->demand = d;
+    mi->period_hours = HOURS_PER_MONTH;
+    mi->spot_overhead = o->spot_overhead;
+    mi->integer = 1;
+    switch (o->pricing) {
+    case GP_PRICE_ON_DEMAND:
+        mi->on_demand_price = pr->od;
+        break;
+    case GP_PRICE_RESERVED_1Y:
+        mi->n_commit = 1;
+        mi->commit_price[0] = pr->r1;
+        mi->commit_term_periods[0] = 12;
+        break;
+    case GP_PRICE_RESERVED_3Y:
+        mi->n_commit = 1;
+        mi->commit_price[0] = pr->r3;
+        mi->commit_term_periods[0] = 36;
+        break;
+    case GP_PRICE_SPOT:
+        /* Spot for the share of the demand that tolerates preemption,
+         * on-demand for the rest (services and deadline runs).
+         */
+        mi->spot_price = pr->spot;
+        mi->spot_max_share = spot_share (c);
+        mi->on_demand_price = pr->od;
+        break;
+    case GP_PRICE_MIX:
+        mi->on_demand_price = pr->od;
+        mi->spot_price = pr->spot;
+        mi->spot_max_share = spot_share (c);
+        if (c->s->cons.terms & 1) {
+            mi->commit_price[mi->n_commit] = pr->r1;
+            mi->commit_term_periods[mi->n_commit++] = 12;
+        }
+        if (c->s->cons.terms & 2) {
+            mi->commit_price[mi->n_commit] = pr->r3;
+            mi->commit_term_periods[mi->n_commit++] = 36;
+        }
+        break;
+    }
+}
+
+/* The option's costs from the solved mix 'm' of 'mi'. */
+static void cloud_costs (struct plan_ctx *c, struct gp_plan_option *o,
+                         const struct cloud_prices *pr,
+                         const struct gp_mix_in *mi, const struct gp_mix *m)
+{
+    size_t T = o->n_periods;
+    double fs_price = P (c, "fsx-lustre-p2-ssd-125", "price_usd_per_gb_month")
+                      * c->pt.price;
+    double storage_month = o->stor.fast_bytes / 1e9 * fs_price;
+    o->cloud_storage_usd = storage_month * (double)T;
+    o->cloud_compute_usd = m->cost;
+    o->commit_usd = 0;
+    for (size_t j = 0; j < mi->n_commit; j++)
+        o->commit_usd += m->commit_cost[j];
+    o->on_demand_usd = m->on_demand_cost;
+    o->spot_usd = m->spot_cost;
+    o->tco_usd = m->cost + o->cloud_storage_usd;
+    double cum = 0;
+    for (size_t t = 0; t < T; t++) {
+        double month = storage_month;
+        for (size_t j = 0; j < mi->n_commit; j++)
+            month += m->commit[j * T + t] * mi->commit_price[j]
+                     * HOURS_PER_MONTH;
+        month += m->on_demand[t] * pr->od * HOURS_PER_MONTH
+                 + m->spot[t] * pr->spot * HOURS_PER_MONTH;
+        cum += month;
+        o->cum_cost[t] = cum;
+    }
+    /* Commitment terms that run past the horizon are paid in full. */
+    if (o->tco_usd > cum && T > 0)
+        o->cum_cost[T - 1] = o->tco_usd;
+    /* Provisioned GPU-hours: every node-hour paid for, used or not: each
+     * commitment for its whole term (also past the horizon), on-demand
+     * and spot node-hours as rented (cost.md, "Cost per GPU-hour").
+     */
+    double paid_node_h = 0;
+    for (size_t j = 0; j < mi->n_commit; j++)
+        if (mi->commit_price[j] > 0)
+            paid_node_h += m->commit_cost[j] / mi->commit_price[j];
+    if (pr->od > 0)
+        paid_node_h += m->on_demand_cost / pr->od;
+    if (pr->spot > 0)
+        paid_node_h += m->spot_cost / pr->spot;
+    o->provisioned_gpu_hours = paid_node_h * o->gpus_per_node;
+    o->usd_per_gpu_hour = o->provisioned_gpu_hours > 0
+                              ? o->tco_usd / o->provisioned_gpu_hours
+                              : 0;
+}
+
+void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
+{
+    const struct gp_instance *in = c->s->options[o->spec_index].inst;
+    o->cloud_fabric = 1;
+    snprintf (o->fabric_name, sizeof o->fabric_name, "%s fabric (%s)",
+              in->cloud, in->fabric[0] ? in->fabric : "unknown");
+    o->fabric.per_gpu_bw = in->net_bw / in->n_accels;
+    o->fabric.nics = 0;
+    /* Head/login nodes as on-prem; no management nodes: the provider
+     * runs the managed control plane (infrastructure.md).
+     */
+    o->head_nodes = (int)A (c, "head_nodes");
+    o->mgmt_nodes = 0;
+    o->cpu_nodes = (int)ceil (o->stor.read_bw
+                              / fmax (A (c, "cpu_node_preprocess_bw"), 1));
+    char what[GP_PLAN_TEXT];
+    snprintf (what, sizeof what, "instances.csv %s %s prices", in->id,
+              in->region);
+    gp_plan_add_source (c, what, in->on_demand_usd_hr, "USD/node-h",
+                        in->source, in->price_date);
+    struct cloud_prices pr;
+    pr.od = in->on_demand_usd_hr * c->pt.price;
+    pr.spot = in->spot_usd_hr * c->pt.price;
+    pr.r1 = pr.od * (1 - A (c, "reserved_1y_discount"));
+    pr.r3 = pr.od * (1 - A (c, "reserved_3y_discount"));
+    double d[GP_PLAN_MAX_PERIODS];
+    struct gp_mix_in mi;
+    cloud_mix_in (c, o, &pr, d, &mi);
+    if ((o->pricing == GP_PRICE_SPOT && !(pr.spot > 0)) || !(pr.od > 0)) {
+        gp_plan_status_set (&o->cost, GP_EINFEASIBLE,
+                            "%s has no %s price in the catalog", in->id,
+                            o->pricing == GP_PRICE_SPOT && !(pr.spot > 0)
+                                ? "spot"
+                                : "on-demand");
+        return;
+    }
+    struct gp_mix m;
+    gp_error_t err = {0};
+    if (gp_mix_solve (&mi, &m, &err) != 0) {
+        gp_plan_status_set (&o->cost, err.code, "%s", err.text);
+        return;
+    }
+    cloud_costs (c, o, &pr, &mi, &m);
+    gp_mix_free (&m);
+}

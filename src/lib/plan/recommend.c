@@ -1,0 +1,199 @@
+/* recommend.c - the recommendation: the cheapest feasible, fully costed
+ * option (options flagged by the queueing check rank after every
+ * unflagged one), the reason in words, and the decision log: why each
+ * other option lost, was rejected or was not ranked, the flags, and
+ * catalog price dates that may not compare.  Decisions read the options'
+ * typed state (feasible, complete, queue, basis), never their messages.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_private.h"
+
+static int flagged (const struct gp_plan_option *o)
+{
+    return o->queue != GP_QUEUE_OK;
+}
+
+/* The cheapest feasible, fully costed option; options flagged by the
+ * queueing check rank after every unflagged one.
+ */
+int gp_plan_pick (const struct gp_plan_option *o, size_t n)
+{
+    int best = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!o[i].feasible || !o[i].complete)
+            continue;
+        if (best < 0) {
+            best = (int)i;
+            continue;
+        }
+        int fi = flagged (&o[i]), fb = flagged (&o[best]);
+        if (fi < fb || (fi == fb && o[i].tco_usd < o[best].tco_usd))
+            best = (int)i;
+    }
+    return best;
+}
+
+/* The date a catalog price_date text points at, in years (2025.75), or
+ * 0 when it names no year: the mean over the years it names, each at its
+ * middle, or at the middle of the half ("2025-H2") or month ("2025-06")
+ * that follows it.  "~2023-2024" gives 2024.0, ">=2025-H2" 2025.75.
+ */
+static double price_year (const char *d)
+{
+    double sum = 0;
+    int n = 0;
+    for (const char *p = d; p && *p; p++) {
+        if (!(p[0] == '2' && p[1] == '0' && p[2] >= '0' && p[2] <= '9'
+              && p[3] >= '0' && p[3] <= '9')
+            || (p > d && p[-1] >= '0' && p[-1] <= '9')
+            || (p[4] >= '0' && p[4] <= '9'))
+            continue;
+        double y = 2000 + (p[2] - '0') * 10 + (p[3] - '0');
+        if (p[4] == '-' && p[5] == 'H' && (p[6] == '1' || p[6] == '2'))
+            y += p[6] == '1' ? 0.25 : 0.75;
+        else if (p[4] == '-' && p[5] >= '0' && p[5] <= '1' && p[6] >= '0'
+                 && p[6] <= '9' && !(p[7] >= '0' && p[7] <= '9')) {
+            int m = (p[5] - '0') * 10 + (p[6] - '0');
+            y += m >= 1 && m <= 12 ? (m - 0.5) / 12 : 0.5;
+        } else
+            y += 0.5;
+        sum += y;
+        n++;
+        p += 3;
+    }
+    return n ? sum / n : 0;
+}
+
+/* r->reason for the recommended option 'b'. */
+static void decide_reason (struct gp_plan_result *r, int b)
+{
+    const struct gp_plan_option *w = &r->options[b];
+    int second = -1;
+    size_t n_ok = 0, n_flag = 0;
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (!o->feasible || !o->complete)
+            continue;
+        n_ok++;
+        n_flag += flagged (o);
+        if ((int)i != b
+            && (second < 0 || o->tco_usd < r->options[second].tco_usd))
+            second = (int)i;
+    }
+    char u1[32], u2[32];
+    if (second >= 0 && w->tco_usd <= r->options[second].tco_usd)
+        snprintf (r->reason, sizeof r->reason,
+                  "lowest TCO over %.3g years among %zu feasible "
+                  "options: %s, %.1f%% below the runner-up %s (%s)",
+                  r->horizon_years, n_ok,
+                  gp_fmt_usd (w->tco_usd, u1, sizeof u1),
+                  100 * (1 - w->tco_usd / r->options[second].tco_usd),
+                  r->options[second].name,
+                  gp_fmt_usd (r->options[second].tco_usd, u2, sizeof u2));
+    else if (second >= 0)
+        snprintf (r->reason, sizeof r->reason,
+                  "lowest TCO over %.3g years among the %zu feasible "
+                  "options that pass the queueing check: %s",
+                  r->horizon_years, n_ok - n_flag,
+                  gp_fmt_usd (w->tco_usd, u1, sizeof u1));
+    else
+        snprintf (r->reason, sizeof r->reason,
+                  "the only feasible, fully costed option: TCO %s "
+                  "over %.3g years",
+                  gp_fmt_usd (w->tco_usd, u1, sizeof u1), r->horizon_years);
+    size_t rl = strlen (r->reason);
+    if (flagged (w))
+        snprintf (r->reason + rl, sizeof r->reason - rl,
+                  "; meets every checked constraint but FAILS the "
+                  "queueing check (%s)%s",
+                  w->queue_flag,
+                  n_flag == n_ok ? ", as does every feasible option" : "");
+    else
+        snprintf (r->reason + rl, sizeof r->reason - rl,
+                  "; meets every checked constraint%s",
+                  w->sim.code == 0 ? ", simulated queueing included"
+                                   : " (queueing not simulated)");
+    if (w->basis == GP_BASIS_FLEET_UNSIZED) {
+        size_t len = strlen (r->reason);
+        snprintf (r->reason + len, sizeof r->reason - len,
+                  "; fleet sizes are as given in the plan, so the "
+                  "ranking assumes they deliver the same capacity");
+    }
+}
+
+/* One log line per option other than the recommended 'b'. */
+static void log_others (struct plan_ctx *c, int b)
+{
+    const struct gp_plan_result *r = c->r;
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if ((int)i == b)
+            continue;
+        if (o->compute.code == GP_ENOTSUP)
+            gp_plan_log (c, "not ranked: %s (compute sizing not yet "
+                            "supported: %.120s)",
+                         o->name, o->compute.text);
+        else if (!o->feasible)
+            gp_plan_log (c, "rejected: %s (%s)", o->name, o->violation);
+        else if (!o->complete)
+            gp_plan_log (c, "not ranked: %s (%s)", o->name,
+                         o->cost.code ? o->cost.text
+                         : o->power.code ? o->power.text
+                         : o->network.code ? o->network.text
+                                           : o->storage.text);
+        else if (b >= 0) {
+            char u1[32];
+            gp_plan_log (c, "lost: %s (TCO %s, %+.1f%% vs %s%s)", o->name,
+                         gp_fmt_usd (o->tco_usd, u1, sizeof u1),
+                         100 * (o->tco_usd / r->options[b].tco_usd - 1),
+                         r->options[b].name,
+                         flagged (o) ? "; flagged, see below" : "");
+        }
+    }
+}
+
+/* Catalog prices of different dates compare list prices from before and
+ * after price cuts: say so when an option's price date is more than 6
+ * months from the recommended option's.
+ */
+static void log_price_dates (struct plan_ctx *c, int b)
+{
+    const struct gp_plan_result *r = c->r;
+    double yb = b >= 0 ? price_year (r->options[b].price_date) : 0;
+    for (size_t i = 0; yb > 0 && i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        double yo = price_year (o->price_date);
+        if ((int)i == b || !(yo > 0) || fabs (yo - yb) <= 0.5)
+            continue;
+        gp_plan_log (c, "price dates: %s's catalog prices (dated ~%.1f) are "
+                        "~%.0f months %s the recommended %s's (~%.1f): list "
+                        "prices from before and after price cuts may not "
+                        "compare",
+                     o->name, yo, 12 * fabs (yo - yb),
+                     yo < yb ? "older than" : "newer than", r->options[b].name,
+                     yb);
+    }
+}
+
+void gp_plan_decide (struct plan_ctx *c)
+{
+    struct gp_plan_result *r = c->r;
+    r->recommended = gp_plan_pick (r->options, r->n_options);
+    int b = r->recommended;
+    if (b >= 0) {
+        decide_reason (r, b);
+        gp_plan_log (c, "chosen: %s (%s)", r->options[b].name, r->reason);
+    }
+    log_others (c, b);
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (o->feasible && o->complete && flagged (o))
+            gp_plan_log (c, "flagged: %s (%.200s)", o->name, o->queue_flag);
+        if (o->quota_short && o->compute.code == 0)
+            gp_plan_log (c, "quotas: %s (%.200s)", o->name, o->quota_note);
+    }
+    log_price_dates (c, b);
+}

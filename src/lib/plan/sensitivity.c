@@ -1,0 +1,107 @@
+/* sensitivity.c - how the recommendation moves: every option evaluated
+ * again with one input moved to the low and the high end of its range
+ * (prices and capex, demand, interruption rate, electricity price, and the
+ * training planner's efficiency), the recommended option's TCO and the
+ * pick under each (docs/model/cost.md, Sensitivity).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plan_private.h"
+
+/* One side of a row: every option evaluated under 'pt'; the recommended
+ * option's TCO and the pick go to the row.
+ */
+static void sens_side (struct plan_ctx *c, struct gp_plan_option *tmp,
+                       struct plan_perturb pt, int side,
+                       struct gp_sens_row *row)
+{
+    int b = c->r->recommended;
+    struct gp_plan_result *saved = c->r;
+    c->r = NULL;
+    c->pt = pt;
+    size_t n = gp_plan_eval_all (c, tmp);
+    c->pt = PLAN_NO_PERTURB;
+    c->r = saved;
+    int nb = gp_plan_pick (tmp, n);
+    double tco = b >= 0 && (size_t)b < n ? tmp[b].tco_usd : 0;
+    snprintf (side ? row->rec_high : row->rec_low, sizeof row->rec_low,
+              "%s", nb >= 0 ? tmp[nb].name : "(none)");
+    if (side)
+        row->tco_high = tco;
+    else
+        row->tco_low = tco;
+}
+
+/* MFU moves the GPU count through the training planner. */
+static void sens_mfu (struct plan_ctx *c, struct gp_plan_option *tmp)
+{
+    struct gp_plan_result *r = c->r;
+    struct gp_sens_row *row = &r->sens[r->n_sens++];
+    double xm = gp_plan_assumption (c, "sensitivity_mfu");
+    snprintf (row->param, sizeof row->param, "MFU (training efficiency)");
+    row->low_delta = 1 - xm;
+    row->high_delta = 1 + xm;
+    int any_sized = 0;
+    for (size_t i = 0; i < r->n_options; i++)
+        if (r->options[i].compute.code == 0
+            && r->options[i].basis != GP_BASIS_FLEET_UNSIZED)
+            any_sized = 1;
+    if (!any_sized) {
+        gp_plan_status_set (&row->status, GP_ENOTSUP,
+                            "MFU moves GPU counts only for options the "
+                            "training planner sizes");
+        return;
+    }
+    for (int side = 0; side < 2; side++) {
+        struct plan_perturb pt = PLAN_NO_PERTURB;
+        pt.mfu = side ? 2 : 1;
+        sens_side (c, tmp, pt, side, row);
+    }
+}
+
+void gp_plan_sensitivity (struct plan_ctx *c)
+{
+    static const struct {
+        const char *name;
+        const char *key;
+        int field; /* 0 price, 1 demand, 2 failure, 3 power price */
+        int mult;  /* 1: factor 1/x..x; 0: 1-x..1+x */
+    } rows[] = {
+        {"price and capex", "sensitivity_price", 0, 0},
+        {"demand", "sensitivity_demand", 1, 0},
+        {"interruption/failure rate", "sensitivity_failure", 2, 1},
+        {"electricity price", "sensitivity_price", 3, 0},
+    };
+    struct gp_plan_result *r = c->r;
+    size_t n = r->n_options ? r->n_options : 1;
+    struct gp_plan_option *tmp = calloc (n, sizeof *tmp);
+    if (!tmp) {
+        c->failed = 1;
+        return;
+    }
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        struct gp_sens_row *row = &r->sens[r->n_sens++];
+        double x = gp_plan_assumption (c, rows[k].key);
+        double lo = rows[k].mult ? 1 / x : 1 - x;
+        double hi = rows[k].mult ? x : 1 + x;
+        snprintf (row->param, sizeof row->param, "%s", rows[k].name);
+        row->low_delta = lo;
+        row->high_delta = hi;
+        for (int side = 0; side < 2; side++) {
+            struct plan_perturb pt = PLAN_NO_PERTURB;
+            double f = side ? hi : lo;
+            if (rows[k].field == 0)
+                pt.price = f;
+            else if (rows[k].field == 1)
+                pt.demand = f;
+            else if (rows[k].field == 2)
+                pt.failure = f;
+            else
+                pt.power_price = f;
+            sens_side (c, tmp, pt, side, row);
+        }
+    }
+    sens_mfu (c, tmp);
+    free (tmp);
+}
