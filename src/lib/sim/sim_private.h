@@ -182,10 +182,52 @@ struct gp_sim {
     int ran;
 };
 
-/* heap.c-like helpers (engine.c) */
-void jheap_push (struct jheap *h, uint32_t j, double k0, double k1);
-void jheap_remove (struct jheap *h, uint32_t j);
-int jheap_grow (struct jheap *h, size_t cap);
+/* The simulator as a policy sees it (policy.h). */
+#define SCHED(s) ((const struct gp_sched *)(const void *)(s))
+
+/* heap.c */
+void gp__jheap_push (struct jheap *h, uint32_t j, double k0, double k1);
+void gp__jheap_remove (struct jheap *h, uint32_t j);
+int gp__jheap_grow (struct jheap *h, size_t cap);
+/* Visit heap entries in key order without modifying the heap: a small
+ * auxiliary heap of slot indices ('k smallest of a heap' in O(k log k)).
+ */
+struct walk {
+    const struct jheap *h;
+    size_t *a;
+    size_t n, cap;
+};
+
+void gp__walk_start (struct walk *w, const struct jheap *h);
+/* Next job in key order, or NONE when the heap is exhausted. */
+uint32_t gp__walk_next (struct walk *w);
+/* Push an event at time 't' on node or job 'j'; 0 or -1 (no memory). */
+int gp__ev_push (struct gp_sim *s, double t, enum ev_kind kind, uint32_t j,
+                 uint32_t gen);
+/* Pop the earliest event (the heap must not be empty). */
+struct event gp__ev_pop (struct gp_sim *s);
+
+/* engine.c: bookkeeping of starts, stops and re-queues */
+int gp__start_job (struct gp_sim *s, uint32_t j);
+void gp__stop_job (struct gp_sim *s, uint32_t j, int done);
+void gp__requeue (struct gp_sim *s, uint32_t j, int failed);
+
+/* preempt.c: evict victims so that waiting job 'p' fits in 'pool';
+ * returns 1 when it was placed.
+ */
+int gp__try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
+                     struct walk *w, uint32_t **vbuf, size_t *vcap);
+
+/* schedule.c: scratch of one scheduling pass, and the pass itself */
+struct pass {
+    uint32_t *tried;
+    size_t nt, tcap;
+    uint32_t *vbuf;
+    size_t vcap;
+    struct walk w;
+};
+
+int gp__schedule (struct gp_sim *s, struct pass *ps);
 
 /* place.c */
 int gp__cluster_init (struct gp_sim *s, gp_error_t *err);
