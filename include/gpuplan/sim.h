@@ -52,7 +52,11 @@ struct gp_sim_config {
     double node_repair_s;      /* time a failed node stays down */
     double sample_interval_s;  /* time-series bucket; 0 = no series */
     int backfill_depth;        /* jobs examined behind a blocked head; 0=256 */
-    double las_threshold_gpu_s; /* 2D-LAS queue threshold; 0 = 3600 GPU-s */
+    /* Overrides of the policy's parameters by key (policy.h), e.g. the
+     * LAS "threshold_gpu_s"; borrowed; NULL/0 = the policy's defaults.
+     */
+    const struct gp_policy_setting *policy_params;
+    size_t n_policy_params;
     int large_job_gpus;        /* starvation class; 0 = largest node */
     double long_job_s;         /* starvation class; 0 = 86400 s */
     gp_progress_f progress;    /* may be NULL */

@@ -177,6 +177,47 @@ static void sweep_load_keeps_jobs (void **state)
     gp_jobset_destroy (js);
 }
 
+/* LAS threshold as a policy parameter.  One 4-GPU node; job 1 (4 GPUs,
+ * 100 s) at 0, job 2 (4 GPUs, 10 s) at 1.  With threshold 4 GPU-s job 1
+ * reaches 4 GPU-s at t = 1 and drops to the second queue, so job 2 (first
+ * queue) preempts it and starts at 1.  With the default 3600 GPU-s job 1
+ * would need 900 s to cross it and ends first: job 2 starts at 100.
+ */
+static void las_threshold_param (void **state)
+{
+    (void)state;
+    mkcluster (1);
+    struct gp_jobset *js = gp_jobset_create ();
+    add (js, 0, 100, 4);
+    add (js, 1, 10, 4);
+    struct gp_sim_request rq = request (js);
+    rq.cfg.policy = &gp_policy_las;
+    struct gp_sim_report *r = NULL;
+    gp_error_t err = {0};
+    assert_int_equal (gp_sim_run_request (&rq, &r, &err), 0);
+    assert_true (fabs (r->results[1].first_start_s - 100) < 1e-9);
+    gp_sim_report_destroy (r);
+    struct gp_policy_setting t = {"threshold_gpu_s", 4};
+    rq.cfg.policy_params = &t;
+    rq.cfg.n_policy_params = 1;
+    assert_int_equal (gp_sim_run_request (&rq, &r, &err), 0);
+    assert_true (fabs (r->results[1].first_start_s - 1) < 1e-9);
+    assert_int_equal (r->metrics->n_preemptions, 1);
+    gp_sim_report_destroy (r);
+    struct gp_policy_setting bad = {"threshold", 4};
+    rq.cfg.policy_params = &bad;
+    assert_int_equal (gp_sim_run_request (&rq, &r, &err), GP_ENOTFOUND);
+    assert_non_null (strstr (err.text, "threshold_gpu_s"));
+    bad.key = "threshold_gpu_s";
+    bad.value = 0;
+    assert_int_equal (gp_sim_run_request (&rq, &r, &err), GP_EINVAL);
+    /* FIFO has no parameters */
+    rq.cfg.policy = &gp_policy_fifo;
+    bad.value = 4;
+    assert_int_equal (gp_sim_run_request (&rq, &r, &err), GP_ENOTFOUND);
+    gp_jobset_destroy (js);
+}
+
 static void bad_requests (void **state)
 {
     (void)state;
@@ -203,6 +244,7 @@ int main (void)
         cmocka_unit_test (all_unfit_is_infeasible),
         cmocka_unit_test (sweep_nodes),
         cmocka_unit_test (sweep_load_keeps_jobs),
+        cmocka_unit_test (las_threshold_param),
         cmocka_unit_test (bad_requests),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -19,7 +19,6 @@ void gp_sim_config_init (struct gp_sim_config *cfg)
     cfg->comm_share = 0.2;
     cfg->node_repair_s = 4 * 3600;
     cfg->backfill_depth = 256;
-    cfg->las_threshold_gpu_s = 3600;
 }
 
 static const char *const placement_names[GP_PLACE_N] = {
@@ -172,7 +171,7 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
         || cfg->restart_cost_s < 0 || cfg->ckpt_interval_s < 0
         || cfg->comm_share < 0 || cfg->node_mtbf_s < 0
         || cfg->node_repair_s < 0 || cfg->sample_interval_s < 0
-        || cfg->backfill_depth < 0 || cfg->las_threshold_gpu_s < 0) {
+        || cfg->backfill_depth < 0) {
         gp_errprintf (err, GP_EINVAL,
                       "simulation: negative or unknown configuration value");
         return NULL;
@@ -189,11 +188,14 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
     s->cfg = *cfg;
     if (s->cfg.backfill_depth == 0)
         s->cfg.backfill_depth = 256;
-    if (s->cfg.las_threshold_gpu_s == 0)
-        s->cfg.las_threshold_gpu_s = 3600;
     if (s->cfg.long_job_s == 0)
         s->cfg.long_job_s = 86400;
     s->ops = cfg->policy ? cfg->policy : &gp_policy_fifo;
+    if (gp_policy_init_state (s->ops, cfg->policy_params,
+                              cfg->n_policy_params, &s->pstate, err)) {
+        free (s);
+        return NULL;
+    }
     s->js = js;
     s->n = js->n_jobs;
     s->rng = cfg->seed ^ 0x6a09e667f3bcc909ULL;
@@ -345,6 +347,7 @@ void gp_sim_destroy (struct gp_sim *s)
     free (s->order);
     free (s->series);
     free (s->m.teams);
+    gp_policy_fini_state (s->ops, s->pstate);
     free (s);
 }
 

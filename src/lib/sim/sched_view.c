@@ -51,9 +51,9 @@ double gp_sched_since_s (const struct gp_sched *s, uint32_t j)
     return SIM (s)->jobs[j].since;
 }
 
-double gp_sched_las_threshold (const struct gp_sched *s)
+const void *gp_sched_policy_state (const struct gp_sched *s)
 {
-    return SIM (s)->cfg.las_threshold_gpu_s;
+    return SIM (s)->pstate;
 }
 
 size_t gp_sched_n_teams (const struct gp_sched *s)

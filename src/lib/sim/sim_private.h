@@ -135,6 +135,7 @@ struct steam {
 struct gp_sim {
     struct gp_sim_config cfg;
     const struct gp_policy_ops *ops;
+    void *pstate;          /* the policy's state (ops->init), or NULL */
     const struct gp_jobset *js;
     size_t n;
     struct sjob *jobs;
