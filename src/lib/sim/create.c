@@ -160,6 +160,106 @@ static int init_teams (struct gp_sim *s, gp_error_t *err)
     return 0;
 }
 
+/* The simulator's view of every job: required pool resolved, defaults
+ * of the configuration applied, jobs that can never fit marked unfit;
+ * team queues sized.  0 or an error with 'err'.
+ */
+static int init_jobs (struct gp_sim *s, const struct gp_jobset *js,
+                      gp_error_t *err)
+{
+    /* Per-pool name resolution of jobs that require a pool. */
+    int *pmap = calloc (js->n_pools ? js->n_pools : 1, sizeof *pmap);
+    if (!pmap)
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < js->n_pools; i++) {
+        pmap[i] = -1;
+        for (size_t p = 0; p < s->cfg.cluster->n_pools; p++)
+            if (strcmp (s->cfg.cluster->pools[p].name, js->pools[i]) == 0)
+                pmap[i] = (int)p;
+    }
+    size_t *team_n = calloc (s->n_teams ? s->n_teams : 1, sizeof *team_n);
+    if (!team_n) {
+        free (pmap);
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const struct gp_job *g = &js->jobs[i];
+        struct sjob *jb = &s->jobs[i];
+        s->ppos[i] = s->vpos[i] = s->epos[i] = -1;
+        s->order[i] = (uint32_t)i;
+        if (g->pool >= 0 && (size_t)g->pool < js->n_pools
+            && pmap[g->pool] < 0) {
+            free (team_n);
+            int rc = gp_errprintf (err, GP_ENOTFOUND,
+                                   "job %lld (line %u) requires pool '%s', "
+                                   "which the cluster '%s' does not have",
+                                   (long long)g->id, g->line,
+                                   js->pools[g->pool], s->cfg.cluster->name);
+            free (pmap);
+            return rc;
+        }
+        if (!(g->duration_s > 0) || !isfinite (g->submit_s) || g->n_gpus < 0
+            || g->team < 0 || (size_t)g->team >= js->n_teams) {
+            free (pmap);
+            free (team_n);
+            return gp_errprintf (err, GP_EINVAL,
+                                 "job %lld (line %u): duration must be > 0, "
+                                 "GPUs >= 0 and the team known",
+                                 (long long)g->id, g->line);
+        }
+        jb->submit = g->submit_s;
+        jb->duration = jb->remaining = g->duration_s;
+        jb->n = g->n_gpus > 0 ? g->n_gpus : 1;
+        jb->milli = (int16_t)(g->gpu_milli > 0 && g->gpu_milli < 1000
+                                      && jb->n == 1
+                                  ? g->gpu_milli
+                                  : 1000);
+        jb->sgpu = -1;
+        jb->team = g->team;
+        jb->prio = g->priority ? g->priority : s->teams[g->team].prio;
+        jb->pool_req = g->pool >= 0 ? pmap[g->pool] : -1;
+        jb->pool_used = -1;
+        jb->ckpt = g->ckpt_interval_s > 0 ? g->ckpt_interval_s
+                                          : s->cfg.ckpt_interval_s;
+        jb->comm = g->comm_share > 0 ? g->comm_share : s->cfg.comm_share;
+        jb->seg_factor = 1;
+        struct gp_job_result *r = &s->res[i];
+        r->state = GP_JOB_UNFINISHED;
+        r->first_start_s = r->last_start_s = r->end_s = -1;
+        if (jb->n > gp__capacity_for (s, (uint32_t)i)) {
+            jb->state = S_UNFIT;
+            r->state = GP_JOB_UNFIT;
+        }
+        team_n[jb->team]++;
+    }
+    free (pmap);
+    for (size_t t = 0; t < s->n_teams; t++)
+        if ((s->ops->flags & GP_POLICY_TEAMS)
+            && gp__jheap_grow (&s->teams[t].q, team_n[t] + 1)) {
+            free (team_n);
+            return gp_errprintf (err, GP_ENOMEM, "out of memory");
+        }
+    free (team_n);
+    return 0;
+}
+
+/* Arrival order: submit time, then index; 0 or -1 (no memory). */
+static int arrival_order (struct gp_sim *s)
+{
+    size_t n = s->n ? s->n : 1;
+    /* no global state, so simulations may run in parallel threads */
+    struct skey *keys = malloc (n * sizeof *keys);
+    if (!keys)
+        return -1;
+    for (size_t i = 0; i < s->n; i++)
+        keys[i] = (struct skey){s->jobs[i].submit, (uint32_t)i};
+    qsort (keys, s->n, sizeof *keys, by_submit);
+    for (size_t i = 0; i < s->n; i++)
+        s->order[i] = keys[i].j;
+    free (keys);
+    return 0;
+}
+
 struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
                               const struct gp_jobset *js, gp_error_t *err)
 {
@@ -227,92 +327,10 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
         for (size_t t = 0; t < s->n_teams; t++)
             if (gp__jheap_grow (&s->teams[t].q, 64))
                 goto nomem;
-    /* Per-pool name resolution of jobs that require a pool. */
-    int *pmap = calloc (js->n_pools ? js->n_pools : 1, sizeof *pmap);
-    if (!pmap)
+    if (init_jobs (s, js, err))
+        goto fail;
+    if (arrival_order (s))
         goto nomem;
-    for (size_t i = 0; i < js->n_pools; i++) {
-        pmap[i] = -1;
-        for (size_t p = 0; p < cfg->cluster->n_pools; p++)
-            if (strcmp (cfg->cluster->pools[p].name, js->pools[i]) == 0)
-                pmap[i] = (int)p;
-    }
-    size_t *team_n = calloc (s->n_teams ? s->n_teams : 1, sizeof *team_n);
-    if (!team_n) {
-        free (pmap);
-        goto nomem;
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        const struct gp_job *g = &js->jobs[i];
-        struct sjob *jb = &s->jobs[i];
-        s->ppos[i] = s->vpos[i] = s->epos[i] = -1;
-        s->order[i] = (uint32_t)i;
-        if (g->pool >= 0 && (size_t)g->pool < js->n_pools
-            && pmap[g->pool] < 0) {
-            gp_errprintf (err, GP_ENOTFOUND,
-                          "job %lld (line %u) requires pool '%s', which the "
-                          "cluster '%s' does not have",
-                          (long long)g->id, g->line, js->pools[g->pool],
-                          cfg->cluster->name);
-            free (pmap);
-            free (team_n);
-            goto fail;
-        }
-        if (!(g->duration_s > 0) || !isfinite (g->submit_s) || g->n_gpus < 0
-            || g->team < 0 || (size_t)g->team >= js->n_teams) {
-            gp_errprintf (err, GP_EINVAL,
-                          "job %lld (line %u): duration must be > 0, GPUs "
-                          ">= 0 and the team known",
-                          (long long)g->id, g->line);
-            free (pmap);
-            free (team_n);
-            goto fail;
-        }
-        jb->submit = g->submit_s;
-        jb->duration = jb->remaining = g->duration_s;
-        jb->n = g->n_gpus > 0 ? g->n_gpus : 1;
-        jb->milli = (int16_t)(g->gpu_milli > 0 && g->gpu_milli < 1000
-                                      && jb->n == 1
-                                  ? g->gpu_milli
-                                  : 1000);
-        jb->sgpu = -1;
-        jb->team = g->team;
-        jb->prio = g->priority ? g->priority : s->teams[g->team].prio;
-        jb->pool_req = g->pool >= 0 ? pmap[g->pool] : -1;
-        jb->pool_used = -1;
-        jb->ckpt = g->ckpt_interval_s > 0 ? g->ckpt_interval_s
-                                          : s->cfg.ckpt_interval_s;
-        jb->comm = g->comm_share > 0 ? g->comm_share : s->cfg.comm_share;
-        jb->seg_factor = 1;
-        struct gp_job_result *r = &s->res[i];
-        r->state = GP_JOB_UNFINISHED;
-        r->first_start_s = r->last_start_s = r->end_s = -1;
-        if (jb->n > gp__capacity_for (s, (uint32_t)i)) {
-            jb->state = S_UNFIT;
-            r->state = GP_JOB_UNFIT;
-        }
-        team_n[jb->team]++;
-    }
-    free (pmap);
-    for (size_t t = 0; t < s->n_teams; t++)
-        if ((s->ops->flags & GP_POLICY_TEAMS)
-            && gp__jheap_grow (&s->teams[t].q, team_n[t] + 1)) {
-            free (team_n);
-            goto nomem;
-        }
-    free (team_n);
-    /* Arrival order: submit time, then index (no global state, so
-     * simulations may run in parallel threads).
-     */
-    struct skey *keys = malloc (n * sizeof *keys);
-    if (!keys)
-        goto nomem;
-    for (size_t i = 0; i < s->n; i++)
-        keys[i] = (struct skey){s->jobs[i].submit, (uint32_t)i};
-    qsort (keys, s->n, sizeof *keys, by_submit);
-    for (size_t i = 0; i < s->n; i++)
-        s->order[i] = keys[i].j;
-    free (keys);
     return s;
 nomem:
     gp_errprintf (err, GP_ENOMEM, "out of memory");
