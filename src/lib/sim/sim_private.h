@@ -253,6 +253,9 @@ void gp__node_down (struct gp_sim *s, int32_t node);
 void gp__node_up (struct gp_sim *s, int32_t node);
 double gp__slowdown (const struct gp_sim *s, uint32_t j);
 
+/* fill.c, fill_read.c: most GPUs of one node in a fill experiment */
+#define GP_FILL_MAX_GPN 16
+
 /* metrics.c */
 int gp__metrics_finish (struct gp_sim *s, gp_error_t *err);
 
