@@ -113,11 +113,18 @@ const struct gp_policy_ops *gp_policy_find (const char *name,
 int gp_policy_init_state (const struct gp_policy_ops *ops,
                           const struct gp_policy_setting *set, size_t n_set,
                           void **state, gp_error_t *err);
+/* Free a state built by gp_policy_init_state() (NULL is fine). */
 void gp_policy_fini_state (const struct gp_policy_ops *ops, void *state);
 
 /* ---------------- what a policy may read about the state ---------------- */
 
+/* Every accessor takes the simulator as the policy sees it and a job
+ * index 'j' (as in the job set) or team index; they never fail.
+ */
+
+/* The job as read from the trace (borrowed). */
 const struct gp_job *gp_sched_job (const struct gp_sched *s, uint32_t j);
+/* Simulated time, seconds. */
 double gp_sched_now (const struct gp_sched *s);
 /* Effective priority class: the job's, else its team's. */
 int gp_sched_priority (const struct gp_sched *s, uint32_t j);
@@ -132,20 +139,24 @@ double gp_sched_since_s (const struct gp_sched *s, uint32_t j);
 /* The state the policy's init built (NULL for a stateless policy). */
 const void *gp_sched_policy_state (const struct gp_sched *s);
 
-/* Teams: index as gp_job.team. */
+/* Number of teams; team indices are as gp_job.team. */
 size_t gp_sched_n_teams (const struct gp_sched *s);
-double gp_sched_team_used (const struct gp_sched *s, int team); /* GPUs */
+/* GPUs team 'team' holds now (fractions for shared GPUs). */
+double gp_sched_team_used (const struct gp_sched *s, int team);
+/* Fair-share weight of the team (1 unless the spec gives one). */
 double gp_sched_team_weight (const struct gp_sched *s, int team);
-/* Nominal quota in GPUs, borrowing and lending limits (-1 = none/unlimited);
- * cohort index (-1 = none).
- */
+/* Nominal quota in GPUs (-1 = none). */
 double gp_sched_team_quota (const struct gp_sched *s, int team);
+/* GPUs the team may borrow above its quota (-1 = unlimited). */
 double gp_sched_team_borrow_limit (const struct gp_sched *s, int team);
+/* GPUs of its quota the team may lend (-1 = unlimited). */
 double gp_sched_team_lend_limit (const struct gp_sched *s, int team);
+/* Cohort index of the team (-1 = none). */
 int gp_sched_team_cohort (const struct gp_sched *s, int team);
+/* GPUs of the whole cluster. */
 long long gp_sched_total_gpus (const struct gp_sched *s);
 
-/* Pools (index as in the cluster spec). */
+/* Number of pools (index as in the cluster spec). */
 size_t gp_sched_n_pools (const struct gp_sched *s);
 /* GPUs job 'j' holds when placed in 'pool': its GPU count, or its share
  * of one GPU (milli-GPU / 1000, or MIG slices / 7) where the pool shares
@@ -158,6 +169,9 @@ int gp_sched_job_pool (const struct gp_sched *s, uint32_t j);
  * quota, borrowing and lending limits (-1 = none) and use are per pool.
  */
 int gp_sched_team_per_pool (const struct gp_sched *s, int team);
+/* Per-pool quota, borrowing and lending limits of the team in 'pool' in
+ * GPUs (-1 = none / unlimited), and the GPUs it holds there now.
+ */
 double gp_sched_team_pool_quota (const struct gp_sched *s, int team,
                                  int pool);
 double gp_sched_team_pool_borrow_limit (const struct gp_sched *s, int team,

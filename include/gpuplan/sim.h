@@ -33,7 +33,11 @@ enum gp_placement {
     GP_PLACE_N,
 };
 
+/* Placement name ("best-fit", ...); NULL for an unknown value.  Static. */
 const char *gp_placement_str (enum gp_placement p);
+/* Parse a placement name into *out; 0, or GP_ENOTFOUND with the valid
+ * names in 'err'.
+ */
 int gp_placement_parse (const char *s, enum gp_placement *out,
                         gp_error_t *err);
 
@@ -63,7 +67,10 @@ struct gp_sim_config {
     void *progress_arg;
 };
 
-/* Defaults documented in docs/model/simulator.md. */
+/* Fill 'cfg' with the defaults documented in docs/model/simulator.md
+ * (best-fit placement, restart cost 60 s, checkpoints every hour, comm
+ * share 0.2, repair 4 h, backfill depth 256); no cluster, FIFO policy.
+ */
 void gp_sim_config_init (struct gp_sim_config *cfg);
 
 enum gp_job_state {
@@ -172,13 +179,23 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
  */
 int gp_sim_run (struct gp_sim *s, gp_error_t *err);
 
-/* Borrowed views, valid until gp_sim_destroy(). */
+/* Borrowed views, valid until gp_sim_destroy(), filled by gp_sim_run().
+ * The metrics of the run (times in seconds, GPU-seconds, shares in 0..1
+ * unless named _pct).
+ */
 const struct gp_sim_metrics *gp_sim_get_metrics (const struct gp_sim *s);
+/* One result per job of the job set, in job-set order; *n (may be NULL)
+ * receives the count.
+ */
 const struct gp_job_result *gp_sim_get_results (const struct gp_sim *s,
                                                 size_t *n);
+/* Time-series buckets (none unless cfg.sample_interval_s > 0); *n (may be
+ * NULL) receives the count.
+ */
 const struct gp_sim_sample *gp_sim_get_series (const struct gp_sim *s,
                                                size_t *n);
 
+/* Free a simulator and its views; NULL is ignored. */
 void gp_sim_destroy (struct gp_sim *s);
 
 /* ------------------------- one simulation request ---------------------- */
@@ -313,6 +330,7 @@ int gp_sim_run_request (const struct gp_sim_request *rq,
  */
 int gp_sim_report_status (const struct gp_sim_report *r, gp_error_t *err);
 
+/* Free a report and what it owns; NULL is ignored. */
 void gp_sim_report_destroy (struct gp_sim_report *r);
 
 /* Renderers (src/lib/report/sim_*.c).  Text and CSV/SVG results are
@@ -348,7 +366,11 @@ enum gp_fill_policy {
     GP_FILL_N,
 };
 
+/* Fill policy name ("fgd", ...); NULL for an unknown value.  Static. */
 const char *gp_fill_policy_str (enum gp_fill_policy p);
+/* Parse a fill policy name into *out; 0, or GP_ENOTFOUND with the valid
+ * names in 'err'.
+ */
 int gp_fill_policy_parse (const char *s, enum gp_fill_policy *out,
                           gp_error_t *err);
 
@@ -376,13 +398,16 @@ struct gp_fill_input {
     size_t n_models;
 };
 
-/* Read a node list (sn,cpu_milli,memory_mib,gpu,model) and a pod list
- * (Alibaba GPU 2023 columns) into 'in'; free with gp_fill_input_free().
+/* Read a node list (sn,cpu_milli,memory_mib,gpu,model, or the Alibaba
+ * PAI 2020 machine spec) and a pod list (Alibaba GPU 2023 columns) into
+ * 'in'; free with gp_fill_input_free().  Returns 0, or GP_EIO / GP_EPARSE
+ * (naming file:line) / GP_ERANGE (more than 32 GPU models) / GP_ENOMEM.
  */
 int gp_fill_read (const char *nodes_path,
                   const char *pods_path,
                   struct gp_fill_input *in,
                   gp_error_t *err);
+/* Free the vectors of 'in' (not 'in' itself); NULL is ignored. */
 void gp_fill_input_free (struct gp_fill_input *in);
 
 struct gp_fill_point {
@@ -399,12 +424,20 @@ struct gp_fill_result {
     size_t n_curve;
 };
 
+/* Run one fill experiment: pods sampled (seeded) from in->pods arrive
+ * until the arrived GPU demand reaches 'until_demand' x capacity (a
+ * fraction, e.g. 1.3), each placed by 'policy' or failed.  Fills *out
+ * (free with gp_fill_result_free()); returns 0, or GP_EINVAL for a bad
+ * argument or a node list without GPUs, GP_EINFEASIBLE when the pods
+ * request too little GPU to ever reach the demand, GP_ENOMEM.
+ */
 int gp_fill_run (const struct gp_fill_input *in,
                  enum gp_fill_policy policy,
                  uint64_t seed,
                  double until_demand,   /* e.g. 1.3 */
                  struct gp_fill_result *out,
                  gp_error_t *err);
+/* Free the curve of 'r' (not 'r' itself); NULL is ignored. */
 void gp_fill_result_free (struct gp_fill_result *r);
 
 /* Renderers of a fill run ('simulate --mode fill'): the JSON document
