@@ -218,6 +218,55 @@ static void las_threshold_param (void **state)
     gp_jobset_destroy (js);
 }
 
+static void warn_count (const char *msg, void *arg)
+{
+    (void)msg;
+    (*(int *)arg)++;
+}
+
+/* The spec declares team "a"; the trace also has team "b" with two jobs:
+ * one undeclared team, warned once before the run; with strict teams an
+ * input error naming it.
+ */
+static void undeclared_teams (void **state)
+{
+    (void)state;
+    mkcluster (1);
+    struct gp_team team;
+    memset (&team, 0, sizeof team);
+    snprintf (team.name, sizeof team.name, "a");
+    team.weight = 1;
+    team.quota_gpus = team.borrowing_limit = team.lending_limit = -1;
+    clus.teams = &team;
+    clus.n_teams = 1;
+    struct gp_jobset *js = gp_jobset_create ();
+    add (js, 0, 10, 1);
+    add (js, 0, 10, 1);
+    add (js, 0, 10, 1);
+    js->jobs[1].team = js->jobs[2].team = gp_jobset_team (js, "b");
+    struct gp_sim_request rq = request (js);
+    int n_warn = 0;
+    rq.warn = warn_count;
+    rq.warn_arg = &n_warn;
+    rq.cluster_source = "spec.yaml";
+    struct gp_sim_report *r = NULL;
+    gp_error_t err = {0};
+    assert_int_equal (gp_sim_run_request (&rq, &r, &err), 0);
+    assert_int_equal (n_warn, 1);
+    assert_int_equal (r->n_undeclared, 1);
+    assert_string_equal (r->undeclared[0].name, "b");
+    assert_int_equal (r->undeclared[0].n_jobs, 2);
+    assert_string_equal (r->undeclared_list, "b (2 jobs)");
+    gp_sim_report_destroy (r);
+    rq.flags = GP_SIMRQ_STRICT_TEAMS;
+    assert_int_equal (gp_sim_run_request (&rq, &r, &err), GP_EINVAL);
+    assert_null (r);
+    assert_non_null (strstr (err.text, "spec.yaml 'teams:': b (2 jobs)"));
+    clus.teams = NULL;
+    clus.n_teams = 0;
+    gp_jobset_destroy (js);
+}
+
 static void bad_requests (void **state)
 {
     (void)state;
@@ -245,6 +294,7 @@ int main (void)
         cmocka_unit_test (sweep_nodes),
         cmocka_unit_test (sweep_load_keeps_jobs),
         cmocka_unit_test (las_threshold_param),
+        cmocka_unit_test (undeclared_teams),
         cmocka_unit_test (bad_requests),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
