@@ -230,9 +230,15 @@ struct pass {
 
 int gp__schedule (struct gp_sim *s, struct pass *ps);
 
-/* place.c */
+/* cluster.c */
+/* Leftmost node (global index) of pool 'p' with at least 'n' free GPUs,
+ * or -1; node_set_free/down/up below also live in cluster.c.
+ */
+int32_t gp__seg_first (const struct spool *p, int32_t n);
 int gp__cluster_init (struct gp_sim *s, gp_error_t *err);
 void gp__cluster_free (struct gp_sim *s);
+
+/* place.c */
 /* Place job 'j' now if possible (commits); returns 1 when placed. */
 int gp__place (struct gp_sim *s, uint32_t j);
 /* The same, in pool 'pool' only. */
