@@ -1,8 +1,6 @@
-/* cmd_simulate.c - 'gpuplan simulate': replay a job trace on a planned
- * cluster under a scheduling policy, or run a placement-only fill
- * experiment (--mode fill).  Parsing and rendering only: the flags fill
- * a gp_sim_request, gp_sim_run_request() does the work (sim.h), and the
- * library's renderers format the report.
+/* cmd_simulate.c - 'gpuplan simulate' (a trace on a cluster under a policy,
+ * or a placement-only fill run): flags fill a gp_sim_request, one call to
+ * gp_sim_run_request() (sim.h) does the work, library renderers print.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -201,7 +199,8 @@ static int render (const struct opts *o, const struct gp_sim_report *r)
     if (r->sweep != GP_SIM_SWEEP_NONE) {
         rc = o->json ? cli_print_json (gp_report_sim_json (r))
                      : write_text (NULL, gp_report_sim_text (r, &err), &err);
-        return rc ? rc : r->answer < 0 ? EXIT_INFEASIBLE : EXIT_OK;
+        return rc ? rc /* no answer: exit 1 without a message */
+                  : gp_err_exit_status (gp_sim_report_status (r, NULL));
     }
     if (o->series
         && (rc = write_text (o->series, gp_report_sim_series_csv (r, &err),
