@@ -34,7 +34,11 @@ enum gp_placement {
     GP_PLACE_N,
 };
 
+/* Placement name ("best-fit", ...); NULL for an unknown value.  Static. */
 const char *gp_placement_str (enum gp_placement p);
+/* Parse a placement name into *out; 0, or GP_ENOTFOUND with the valid
+ * names in 'err'.
+ */
 int gp_placement_parse (const char *s, enum gp_placement *out,
                         gp_error_t *err);
 
@@ -53,17 +57,23 @@ struct gp_sim_config {
     double node_repair_s;      /* time a failed node stays down */
     double sample_interval_s;  /* time-series bucket; 0 = no series */
     int backfill_depth;        /* jobs examined behind a blocked head; 0=256 */
-    double las_threshold_gpu_s; /* 2D-LAS queue threshold; 0 = 3600 GPU-s */
+    /* Overrides of the policy's parameters by key (policy.h), e.g. the
+     * LAS "threshold_gpu_s"; borrowed; NULL/0 = the policy's defaults.
+     */
+    const struct gp_policy_setting *policy_params;
+    size_t n_policy_params;
     int large_job_gpus;        /* starvation class; 0 = largest node */
     double long_job_s;         /* starvation class; 0 = 86400 s */
     gp_progress_f progress;    /* may be NULL */
     void *progress_arg;
 };
 
-/* Defaults documented in docs/model/simulator.md; the restart cost, the
- * checkpoint interval and the node repair time are the registry's
- * reliability.restart_s, reliability.checkpoint_interval_s and
- * reliability.node_repair_h (docs/model/defaults.md).  Overwrites 'cfg'.
+/* Fill 'cfg' with the defaults documented in docs/model/simulator.md
+ * (best-fit placement, comm share 0.2, backfill depth 256; no cluster,
+ * FIFO policy); the restart cost, the checkpoint interval and the node
+ * repair time are the registry's reliability.restart_s,
+ * reliability.checkpoint_interval_s and reliability.node_repair_h
+ * (docs/model/defaults.md).  Overwrites 'cfg'.
  */
 void gp_sim_config_init (struct gp_sim_config *cfg);
 
@@ -179,14 +189,178 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
  */
 int gp_sim_run (struct gp_sim *s, gp_error_t *err);
 
-/* Borrowed views, valid until gp_sim_destroy(). */
+/* Borrowed views, valid until gp_sim_destroy(), filled by gp_sim_run().
+ * The metrics of the run (times in seconds, GPU-seconds, shares in 0..1
+ * unless named _pct).
+ */
 const struct gp_sim_metrics *gp_sim_get_metrics (const struct gp_sim *s);
+/* One result per job of the job set, in job-set order; *n (may be NULL)
+ * receives the count.
+ */
 const struct gp_job_result *gp_sim_get_results (const struct gp_sim *s,
                                                 size_t *n);
+/* Time-series buckets (none unless cfg.sample_interval_s > 0); *n (may be
+ * NULL) receives the count.
+ */
 const struct gp_sim_sample *gp_sim_get_series (const struct gp_sim *s,
                                                size_t *n);
 
+/* Free a simulator and its views; NULL is ignored. */
 void gp_sim_destroy (struct gp_sim *s);
+
+/* ------------------------- one simulation request ---------------------- */
+
+/* What 'gpuplan simulate' (or any front end) asks for: one simulation, or
+ * a sweep of them, of one job set on one cluster.  The job set comes from
+ * exactly one source, checked in this order: 'jobs' (borrowed), 'synth'
+ * (when synth.n_jobs > 0) or the trace file 'trace_path' read with
+ * 'trace_opts'.
+ */
+enum gp_sim_sweep {
+    GP_SIM_SWEEP_NONE = 0,
+    GP_SIM_SWEEP_NODES, /* smallest node count of the first pool */
+    GP_SIM_SWEEP_LOAD,  /* largest load factor (submit times / factor) */
+};
+
+/* Sweep name ("nodes", "load"); NULL for GP_SIM_SWEEP_NONE or unknown. */
+const char *gp_sim_sweep_str (enum gp_sim_sweep s);
+/* Parse "nodes" or "load"; 0, or GP_EINVAL with a message. */
+int gp_sim_sweep_parse (const char *s, enum gp_sim_sweep *out,
+                        gp_error_t *err);
+
+enum gp_sim_request_flags_b {
+    GP_SIMRQ_STRICT_TEAMS = 1, /* trace teams the spec's 'teams:' does not
+                                  declare are an input error */
+    GP_SIMRQ_SCHEDULE = 2,     /* renderers list every job's schedule */
+    GP_SIMRQ_SERIES = 4,       /* a time series is wanted: buckets of
+                                  cfg.sample_interval_s, 1 h when 0 */
+};
+
+struct gp_sim_request {
+    /* Simulator settings; cfg.cluster is ignored (set from 'cluster'). */
+    struct gp_sim_config cfg;
+    const struct gp_cluster *cluster; /* borrowed; required */
+    const char *cluster_source;  /* names the spec in messages (a path);
+                                    NULL = the cluster's name */
+    const struct gp_jobset *jobs; /* borrowed job set, or NULL */
+    struct gp_synth_params synth; /* used when synth.n_jobs > 0 */
+    const char *trace_path;       /* else the trace file */
+    struct gp_trace_opts trace_opts;
+    unsigned flags;               /* enum gp_sim_request_flags_b */
+    /* Called with each warning about the input (bad rows skipped, trace
+     * teams the spec does not declare) as soon as it is known, before
+     * the run; may be NULL.  The report keeps the same facts typed.
+     */
+    void (*warn) (const char *msg, void *arg);
+    void *warn_arg;
+    enum gp_sim_sweep sweep;
+    double max_p95_wait_s;        /* sweep limits, seconds */
+    double max_starvation_s;
+};
+
+/* Defaults of 'gpuplan simulate': gp_sim_config_init(), FIFO with
+ * backfill, auto-detected trace format, sweep limits 1 h and 24 h, and
+ * for a synthetic trace (synth.n_jobs still 0) 60 arrivals per hour, a
+ * median run time of 1 h (sigma of ln 1.5) and 4 teams.
+ */
+void gp_sim_request_init (struct gp_sim_request *rq);
+
+/* A trace team with jobs that the cluster spec does not declare. */
+struct gp_sim_undeclared {
+    const char *name;   /* borrowed from the job set */
+    size_t n_jobs;
+};
+
+/* One evaluated point of a sweep. */
+struct gp_sim_sweep_point {
+    double x;             /* node count or load factor */
+    double wait_p95_s;
+    double starvation_s;  /* longest wait of large or long jobs */
+    size_t n_unfit;
+    int ok;               /* within both limits and no unfit job */
+};
+
+struct gp_sim_report_own; /* private: what the report owns */
+
+/* Result of gp_sim_run_request(); every pointer is owned by the report
+ * (or borrowed from the request where noted) and valid until
+ * gp_sim_report_destroy().
+ */
+struct gp_sim_report {
+    char cluster[GP_NAME_MAX];     /* cluster name */
+    const char *policy;            /* policy name (static) */
+    enum gp_placement placement;
+    uint64_t seed;
+    int list_jobs;                 /* GP_SIMRQ_SCHEDULE was set */
+    const struct gp_jobset *jobs;  /* the jobs run (borrowed when the
+                                      request gave 'jobs') */
+    /* Trace teams with jobs missing from the spec's 'teams:' list (empty
+     * when the spec has no such list: it declares no quotas), and the
+     * same as one message-ready list "a (3 jobs), b (1 job)".
+     */
+    struct gp_sim_undeclared *undeclared;
+    size_t n_undeclared;
+    char undeclared_list[512];
+    /* Single run (sweep == GP_SIM_SWEEP_NONE). */
+    const struct gp_sim_metrics *metrics;
+    const struct gp_job_result *results;
+    size_t n_results;
+    const struct gp_sim_sample *series; /* empty unless sample_interval_s */
+    size_t n_series;
+    int unfit_max_gpus;            /* largest request of an unfit job */
+    char largest_pool[GP_NAME_MAX];
+    long long largest_pool_gpus;
+    /* Sweep. */
+    enum gp_sim_sweep sweep;
+    double max_p95_wait_s, max_starvation_s;
+    struct gp_sim_sweep_point *points;
+    size_t n_points;
+    double answer;                 /* best node count / factor; -1 = none */
+    char sweep_pool[GP_NAME_MAX];  /* first pool, the one a sweep sizes */
+    int sweep_gpus_per_node;
+    struct gp_sim_report_own *own;
+};
+
+/* Run the request: read or generate the jobs, check the trace's teams
+ * against the spec, then run one simulation or the sweep (a binary search
+ * assuming monotony; every evaluated point is kept).  On success returns
+ * 0 and stores a report the caller frees with gp_sim_report_destroy().
+ * Errors (nothing stored): GP_EINVAL for a bad request or, with
+ * GP_SIMRQ_STRICT_TEAMS, undeclared teams; the trace reader's and
+ * gp_sim_create()'s errors; GP_EINTERNAL when a conservation check fails;
+ * GP_ENOMEM.
+ */
+int gp_sim_run_request (const struct gp_sim_request *rq,
+                        struct gp_sim_report **out,
+                        gp_error_t *err);
+
+/* 0 when the answer is usable; GP_EINFEASIBLE with a message when no job
+ * of the trace fits the cluster (single run) or no point of a sweep meets
+ * the limits.
+ */
+int gp_sim_report_status (const struct gp_sim_report *r, gp_error_t *err);
+
+/* Free a report and what it owns; NULL is ignored. */
+void gp_sim_report_destroy (struct gp_sim_report *r);
+
+/* Renderers (src/lib/report/sim_*.c).  Text and CSV/SVG results are
+ * NUL-terminated strings the caller frees; NULL with GP_ENOMEM.
+ */
+struct json_t;
+/* The 'simulate --json' document of a run or a sweep; caller owns it
+ * (json_decref); NULL on allocation failure.
+ */
+struct json_t *gp_report_sim_json (const struct gp_sim_report *r);
+/* The human report of a run, or the sweep's points and answer. */
+char *gp_report_sim_text (const struct gp_sim_report *r, gp_error_t *err);
+/* Time series as CSV (t_s,alloc_gpus,utilization,queue_len,running,
+ * frag_gpus), one row per bucket.
+ */
+char *gp_report_sim_series_csv (const struct gp_sim_report *r,
+                                gp_error_t *err);
+/* Self-contained SVG of utilization (%) and mean queue length over time. */
+char *gp_report_sim_chart_svg (const struct gp_sim_report *r,
+                               gp_error_t *err);
 
 /* ------------------------------ fill mode ----------------------------- */
 
@@ -202,7 +376,11 @@ enum gp_fill_policy {
     GP_FILL_N,
 };
 
+/* Fill policy name ("fgd", ...); NULL for an unknown value.  Static. */
 const char *gp_fill_policy_str (enum gp_fill_policy p);
+/* Parse a fill policy name into *out; 0, or GP_ENOTFOUND with the valid
+ * names in 'err'.
+ */
 int gp_fill_policy_parse (const char *s, enum gp_fill_policy *out,
                           gp_error_t *err);
 
@@ -230,13 +408,16 @@ struct gp_fill_input {
     size_t n_models;
 };
 
-/* Read a node list (sn,cpu_milli,memory_mib,gpu,model) and a pod list
- * (Alibaba GPU 2023 columns) into 'in'; free with gp_fill_input_free().
+/* Read a node list (sn,cpu_milli,memory_mib,gpu,model, or the Alibaba
+ * PAI 2020 machine spec) and a pod list (Alibaba GPU 2023 columns) into
+ * 'in'; free with gp_fill_input_free().  Returns 0, or GP_EIO / GP_EPARSE
+ * (naming file:line) / GP_ERANGE (more than 32 GPU models) / GP_ENOMEM.
  */
 int gp_fill_read (const char *nodes_path,
                   const char *pods_path,
                   struct gp_fill_input *in,
                   gp_error_t *err);
+/* Free the vectors of 'in' (not 'in' itself); NULL is ignored. */
 void gp_fill_input_free (struct gp_fill_input *in);
 
 struct gp_fill_point {
@@ -253,13 +434,33 @@ struct gp_fill_result {
     size_t n_curve;
 };
 
+/* Run one fill experiment: pods sampled (seeded) from in->pods arrive
+ * until the arrived GPU demand reaches 'until_demand' x capacity (a
+ * fraction, e.g. 1.3), each placed by 'policy' or failed.  Fills *out
+ * (free with gp_fill_result_free()); returns 0, or GP_EINVAL for a bad
+ * argument or a node list without GPUs, GP_EINFEASIBLE when the pods
+ * request too little GPU to ever reach the demand, GP_ENOMEM.
+ */
 int gp_fill_run (const struct gp_fill_input *in,
                  enum gp_fill_policy policy,
                  uint64_t seed,
                  double until_demand,   /* e.g. 1.3 */
                  struct gp_fill_result *out,
                  gp_error_t *err);
+/* Free the curve of 'r' (not 'r' itself); NULL is ignored. */
 void gp_fill_result_free (struct gp_fill_result *r);
+
+/* Renderers of a fill run ('simulate --mode fill'): the JSON document
+ * (caller owns it; NULL on allocation failure) and the text report
+ * (caller frees; NULL with GP_ENOMEM).  'in' is the input that was run.
+ */
+struct json_t *gp_report_fill_json (const struct gp_fill_result *r,
+                                    enum gp_fill_policy policy,
+                                    uint64_t seed);
+char *gp_report_fill_text (const struct gp_fill_input *in,
+                           const struct gp_fill_result *r,
+                           enum gp_fill_policy policy, uint64_t seed,
+                           gp_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -110,8 +110,11 @@ struct gp_jobset *gp_trace_parse (const char *data,
 /* Detect the format from the first line of 'data' (the header). */
 enum gp_trace_format gp_trace_detect (const char *data, size_t len);
 
-/* An empty job set, for callers that build jobs themselves. */
+/* An empty job set, for callers that build jobs themselves; NULL when
+ * out of memory.  Free with gp_jobset_destroy().
+ */
 struct gp_jobset *gp_jobset_create (void);
+/* Free a job set, its jobs and names; NULL is ignored. */
 void gp_jobset_destroy (struct gp_jobset *js);
 
 /* Append a copy of 'job'; returns 0 or GP_ENOMEM. */

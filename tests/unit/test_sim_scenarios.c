@@ -130,7 +130,7 @@ static void run_scenario (const char *name)
     st.restart_cost = cfg.restart_cost_s;
     st.ckpt = cfg.ckpt_interval_s;
     st.comm = cfg.comm_share;
-    st.las = cfg.las_threshold_gpu_s;
+    st.las = 0; /* 0 = the LAS policy's default */
     if (gp_doc_unpack (sdoc, gp_doc_root (sdoc), "sim", set_fields, &st,
                        &err))
         fail_msg ("%s", err.text);
@@ -144,7 +144,11 @@ static void run_scenario (const char *name)
     cfg.restart_cost_s = st.restart_cost;
     cfg.ckpt_interval_s = st.ckpt;
     cfg.comm_share = st.comm;
-    cfg.las_threshold_gpu_s = st.las;
+    struct gp_policy_setting las = {"threshold_gpu_s", st.las};
+    if (st.las > 0) {
+        cfg.policy_params = &las;
+        cfg.n_policy_params = 1;
+    }
     snprintf (path, sizeof path, "%s/%s/jobs.csv", SCEN, name);
     struct gp_trace_opts to = {.format = GP_TRACE_GENERIC};
     struct gp_jobset *js = gp_trace_read (path, &to, &err);

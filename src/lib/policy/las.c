@@ -1,23 +1,56 @@
 /* las.c - discretized two-dimensional least-attained-service (Tiresias
  * 2D-LAS, Gu et al., NSDI '19, section 4.2): a job's attained service is
  * GPUs x time it has held them; jobs sit in queues by attained service
- * with thresholds T, 10 T (T = las_threshold_gpu_s, default 3600 GPU-s),
+ * with thresholds T, 10 T (T = the parameter threshold_gpu_s, default
+ * 3600 GPU-s),
  * are served queue by queue, FIFO by submit time inside a queue, and a
  * job in a lower queue preempts running jobs of a higher one.  Jobs are
  * demoted while running when they cross a threshold (a re-key event).
  * Tiresias' starvation guard (promotion after long waits) is not modelled.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "gpuplan/policy.h"
 
 #define N_QUEUES 3
 #define EPS 1e-6 /* GPU-s; absorbs rounding at a threshold */
 
+static const struct gp_policy_param las_params[] = {
+    {"threshold_gpu_s", 3600, 0, "GPU-s",
+     "attained service at which a job leaves the first queue (the next "
+     "queue starts at 10x)"},
+};
+
+struct las_state {
+    double threshold;  /* GPU-s */
+};
+
+static int las_init (const double *values, void **state, gp_error_t *err)
+{
+    struct las_state *st = malloc (sizeof *st);
+    if (!st)
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    st->threshold = values[0];
+    *state = st;
+    return 0;
+}
+
+static void las_fini (void *state)
+{
+    free (state);
+}
+
+static double threshold (const struct gp_sched *s)
+{
+    const struct las_state *st = gp_sched_policy_state (s);
+    return st ? st->threshold : las_params[0].def;
+}
+
 static int level (const struct gp_sched *s, uint32_t j)
 {
     double a = gp_sched_attained_gpu_s (s, j);
-    double t = gp_sched_las_threshold (s);
+    double t = threshold (s);
     int q = 0;
     while (q < N_QUEUES - 1 && a >= t - EPS) {
         q++;
@@ -47,7 +80,7 @@ static int may_preempt (const struct gp_sched *s, uint32_t p, uint32_t v)
 static double rekey_at (const struct gp_sched *s, uint32_t j)
 {
     double a = gp_sched_attained_gpu_s (s, j);
-    double t = gp_sched_las_threshold (s);
+    double t = threshold (s);
     for (int q = 0; q < N_QUEUES - 1; q++, t *= 10)
         if (a < t - EPS) {
             int n = gp_sched_job (s, j)->n_gpus;
@@ -64,4 +97,8 @@ const struct gp_policy_ops gp_policy_las = {
     .victim_key = victim_key,
     .may_preempt = may_preempt,
     .rekey_at = rekey_at,
+    .params = las_params,
+    .n_params = sizeof las_params / sizeof *las_params,
+    .init = las_init,
+    .fini = las_fini,
 };

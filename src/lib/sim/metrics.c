@@ -56,25 +56,11 @@ static int size_class (int n)
     return 5;
 }
 
-int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
+/* Counts, makespan and GPU-second totals; returns the end time. */
+static double totals (struct gp_sim *s)
 {
     struct gp_sim_metrics *m = &s->m;
-    free (m->teams);
-    memset (m, 0, sizeof *m);
-    m->n_jobs = s->n;
-    m->total_gpus = s->total_gpus;
-    m->large_job_gpus = s->cfg.large_job_gpus;
-    m->long_job_s = s->cfg.long_job_s;
     size_t n = s->n;
-    double *buf = malloc ((n ? n : 1) * sizeof *buf);
-    double *buf2 = malloc ((n ? n : 1) * sizeof *buf2);
-    m->teams = calloc (s->n_teams ? s->n_teams : 1, sizeof *m->teams);
-    if (!buf || !buf2 || !m->teams) {
-        free (buf);
-        free (buf2);
-        return gp_errprintf (err, GP_ENOMEM, "out of memory");
-    }
-    m->n_teams = s->n_teams;
     double t_end = s->now;
     m->start_s = n ? s->jobs[s->order[0]].submit : 0;
     for (size_t i = 0; i < n; i++) {
@@ -105,7 +91,16 @@ int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
     m->n_preemptions = s->n_preempt;
     m->n_failures = s->n_fail;
     m->n_events = s->n_events;
+    return t_end;
+}
 
+/* Waits by size class, starvation, JCT and slowdown ('buf', 'buf2':
+ * scratch of n entries).
+ */
+static void waits (struct gp_sim *s, double t_end, double *buf, double *buf2)
+{
+    struct gp_sim_metrics *m = &s->m;
+    size_t n = s->n;
     /* Waits: jobs that started (first start - submit); jobs that never
      * started count with the time they waited until the end.
      */
@@ -157,8 +152,13 @@ int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
     m->slowdown_mean = st.mean_s;
     m->slowdown_p50 = st.p50_s;
     m->slowdown_p95 = st.p95_s;
+}
 
-    /* Teams. */
+/* Per-team waits and shares, entitlements and Jain's index. */
+static void teams (struct gp_sim *s, double t_end, double *buf)
+{
+    struct gp_sim_metrics *m = &s->m;
+    size_t n = s->n, k;
     double tot_gpu_s = 0, tot_quota = 0, tot_weight = 0;
     int any_quota = 0;
     for (size_t t = 0; t < s->n_teams; t++) {
@@ -224,16 +224,12 @@ int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
      */
     m->jain_teams = sxx > 0 ? (size_t)nx : 0;
     m->jain_index = nx && sxx > 0 ? sx * sx / (nx * sxx) : 1;
-    free (buf);
-    free (buf2);
+}
 
-    for (size_t i = 0; i < s->n_series; i++)
-        s->series[i].util = s->total_gpus
-                                ? s->series[i].alloc_gpus
-                                      / (double)s->total_gpus
-                                : 0;
-
-    /* Conservation. */
+/* GPU-seconds balance and job count; GP_EINTERNAL when off. */
+static int conservation (struct gp_sim *s, gp_error_t *err)
+{
+    struct gp_sim_metrics *m = &s->m;
     double parts = s->useful_gpu_s + s->lost_gpu_s + s->restart_gpu_s
                    + s->slow_gpu_s;
     double scale = s->alloc_gpu_s > 1 ? s->alloc_gpu_s : 1;
@@ -250,4 +246,37 @@ int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
                              "useful+lost+restart+slow %.6g)",
                              s->alloc_gpu_s, s->seg_gpu_s, parts);
     return 0;
+}
+
+int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
+{
+    struct gp_sim_metrics *m = &s->m;
+    free (m->teams);
+    memset (m, 0, sizeof *m);
+    m->n_jobs = s->n;
+    m->total_gpus = s->total_gpus;
+    m->large_job_gpus = s->cfg.large_job_gpus;
+    m->long_job_s = s->cfg.long_job_s;
+    size_t n = s->n;
+    double *buf = malloc ((n ? n : 1) * sizeof *buf);
+    double *buf2 = malloc ((n ? n : 1) * sizeof *buf2);
+    m->teams = calloc (s->n_teams ? s->n_teams : 1, sizeof *m->teams);
+    if (!buf || !buf2 || !m->teams) {
+        free (buf);
+        free (buf2);
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    }
+    m->n_teams = s->n_teams;
+    double t_end = totals (s);
+    waits (s, t_end, buf, buf2);
+    teams (s, t_end, buf);
+    free (buf);
+    free (buf2);
+    for (size_t i = 0; i < s->n_series; i++)
+        s->series[i].util = s->total_gpus
+                                ? s->series[i].alloc_gpus
+                                      / (double)s->total_gpus
+                                : 0;
+
+    return conservation (s, err);
 }

@@ -135,6 +135,7 @@ struct steam {
 struct gp_sim {
     struct gp_sim_config cfg;
     const struct gp_policy_ops *ops;
+    void *pstate;          /* the policy's state (ops->init), or NULL */
     const struct gp_jobset *js;
     size_t n;
     struct sjob *jobs;
@@ -182,14 +183,62 @@ struct gp_sim {
     int ran;
 };
 
-/* heap.c-like helpers (engine.c) */
-void jheap_push (struct jheap *h, uint32_t j, double k0, double k1);
-void jheap_remove (struct jheap *h, uint32_t j);
-int jheap_grow (struct jheap *h, size_t cap);
+/* The simulator as a policy sees it (policy.h). */
+#define SCHED(s) ((const struct gp_sched *)(const void *)(s))
 
-/* place.c */
+/* heap.c */
+void gp__jheap_push (struct jheap *h, uint32_t j, double k0, double k1);
+void gp__jheap_remove (struct jheap *h, uint32_t j);
+int gp__jheap_grow (struct jheap *h, size_t cap);
+/* Visit heap entries in key order without modifying the heap: a small
+ * auxiliary heap of slot indices ('k smallest of a heap' in O(k log k)).
+ */
+struct walk {
+    const struct jheap *h;
+    size_t *a;
+    size_t n, cap;
+};
+
+void gp__walk_start (struct walk *w, const struct jheap *h);
+/* Next job in key order, or NONE when the heap is exhausted. */
+uint32_t gp__walk_next (struct walk *w);
+/* Push an event at time 't' on node or job 'j'; 0 or -1 (no memory). */
+int gp__ev_push (struct gp_sim *s, double t, enum ev_kind kind, uint32_t j,
+                 uint32_t gen);
+/* Pop the earliest event (the heap must not be empty). */
+struct event gp__ev_pop (struct gp_sim *s);
+
+/* engine.c: bookkeeping of starts, stops and re-queues */
+int gp__start_job (struct gp_sim *s, uint32_t j);
+void gp__stop_job (struct gp_sim *s, uint32_t j, int done);
+void gp__requeue (struct gp_sim *s, uint32_t j, int failed);
+
+/* preempt.c: evict victims so that waiting job 'p' fits in 'pool';
+ * returns 1 when it was placed.
+ */
+int gp__try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
+                     struct walk *w, uint32_t **vbuf, size_t *vcap);
+
+/* schedule.c: scratch of one scheduling pass, and the pass itself */
+struct pass {
+    uint32_t *tried;
+    size_t nt, tcap;
+    uint32_t *vbuf;
+    size_t vcap;
+    struct walk w;
+};
+
+int gp__schedule (struct gp_sim *s, struct pass *ps);
+
+/* cluster.c */
+/* Leftmost node (global index) of pool 'p' with at least 'n' free GPUs,
+ * or -1; node_set_free/down/up below also live in cluster.c.
+ */
+int32_t gp__seg_first (const struct spool *p, int32_t n);
 int gp__cluster_init (struct gp_sim *s, gp_error_t *err);
 void gp__cluster_free (struct gp_sim *s);
+
+/* place.c */
 /* Place job 'j' now if possible (commits); returns 1 when placed. */
 int gp__place (struct gp_sim *s, uint32_t j);
 /* The same, in pool 'pool' only. */
@@ -209,6 +258,9 @@ void gp__node_set_free (struct gp_sim *s, int32_t node, int32_t free);
 void gp__node_down (struct gp_sim *s, int32_t node);
 void gp__node_up (struct gp_sim *s, int32_t node);
 double gp__slowdown (const struct gp_sim *s, uint32_t j);
+
+/* fill.c, fill_read.c: most GPUs of one node in a fill experiment */
+#define GP_FILL_MAX_GPN 16
 
 /* metrics.c */
 int gp__metrics_finish (struct gp_sim *s, gp_error_t *err);

@@ -1,0 +1,236 @@
+/* fields.c - field helpers of the trace readers: typed fields with
+ * errors naming file:line and column, dates, Slurm elapsed times and
+ * TRES strings, header mapping.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuplan/units.h"
+#include "trace_private.h"
+
+void gp__tr_job_init (struct gp_job *j, size_t line, size_t index)
+{
+    memset (j, 0, sizeof *j);
+    j->id = (int64_t)index;
+    j->gpu_milli = 1000;
+    j->pool = -1;
+    j->line = (uint32_t)line;
+}
+
+const char *gp__tr_field (const struct rd *r, const struct gp_csv_row *row,
+                          enum col c)
+{
+    int i = r->col[c];
+    if (i < 0 || (size_t)i >= row->n_fields)
+        return NULL;
+    return row->fields[i];
+}
+
+int gp__tr_bad (const struct rd *r, const struct gp_csv_row *row,
+                gp_error_t *err, const char *col, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof msg, fmt, ap);
+    va_end (ap);
+    if (col)
+        return gp_errprintf (err, GP_EPARSE, "%s:%zu: column '%s': %s",
+                             r->name, row->line, col, msg);
+    return gp_errprintf (err, GP_EPARSE, "%s:%zu: %s", r->name, row->line,
+                         msg);
+}
+
+int gp__tr_num (const struct rd *r, const struct gp_csv_row *row,
+                gp_error_t *err, enum col c, const char *colname, double lo,
+                double hi, double *out)
+{
+    const char *s = gp__tr_field (r, row, c);
+    if (!s || !*s)
+        return gp__tr_bad (r, row, err, colname, "missing value");
+    char *end;
+    errno = 0;
+    double v = strtod (s, &end);
+    while (*end == ' ')
+        end++;
+    if (end == s || *end || errno || !isfinite (v))
+        return gp__tr_bad (r, row, err, colname, "'%s' is not a number", s);
+    if (v < lo || v > hi)
+        return gp__tr_bad (r, row, err, colname,
+                           "%s is out of range [%g, %g]", s, lo, hi);
+    *out = v;
+    return 0;
+}
+
+int gp__tr_integer (const struct rd *r, const struct gp_csv_row *row,
+                    gp_error_t *err, enum col c, const char *colname,
+                    double lo, double hi, int *out)
+{
+    double v;
+    int rc = gp__tr_num (r, row, err, c, colname, lo, hi, &v);
+    if (rc)
+        return rc;
+    if (v != floor (v))
+        return gp__tr_bad (r, row, err, colname, "'%s' is not an integer",
+                           gp__tr_field (r, row, c));
+    *out = (int)v;
+    return 0;
+}
+
+int gp__tr_dur (const struct rd *r, const struct gp_csv_row *row,
+                gp_error_t *err, enum col c, const char *colname,
+                double *out)
+{
+    const char *s = gp__tr_field (r, row, c);
+    if (!s || !*s)
+        return gp__tr_bad (r, row, err, colname, "missing value");
+    gp_error_t e;
+    if (gp_parse_quantity (s, GP_Q_DURATION, out, &e) != 0)
+        return gp__tr_bad (r, row, err, colname, "%s", e.text);
+    return 0;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+ * days_from_civil), so no time zone or locale is involved.
+ */
+static long long days_from_civil (long long y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long long)doe - 719468;
+}
+
+/* "YYYY-MM-DD HH:MM:SS" or "YYYY-MM-DDTHH:MM:SS" as seconds since the
+ * epoch, in the trace's own (unstated) time zone.  -1 when malformed.
+ */
+double gp__tr_datetime (const char *s)
+{
+    int y, mo, d, h, mi, se;
+    char sep;
+    int n = 0;
+    if (sscanf (s, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi,
+                &se, &n)
+        != 7
+        || (sep != ' ' && sep != 'T') || s[n] != '\0')
+        return -1;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60
+        || h < 0 || mi < 0 || se < 0)
+        return -1;
+    return (double)days_from_civil (y, (unsigned)mo, (unsigned)d) * 86400.0
+           + h * 3600.0 + mi * 60.0 + se;
+}
+
+/* Slurm elapsed "[D-]HH:MM:SS", "MM:SS" or "MM:SS.mmm"; -1 if malformed. */
+double gp__tr_elapsed (const char *s)
+{
+    long days = 0;
+    const char *p = s;
+    const char *dash = strchr (s, '-');
+    if (dash) {
+        char *end;
+        days = strtol (s, &end, 10);
+        if (end != dash || days < 0)
+            return -1;
+        p = dash + 1;
+    }
+    double parts[3];
+    int np = 0;
+    while (np < 3) {
+        char *end;
+        errno = 0;
+        double v = strtod (p, &end);
+        if (end == p || errno || v < 0)
+            return -1;
+        parts[np++] = v;
+        if (*end == ':')
+            p = end + 1;
+        else if (*end == '\0')
+            break;
+        else
+            return -1;
+    }
+    double secs;
+    if (np == 3)
+        secs = parts[0] * 3600 + parts[1] * 60 + parts[2];
+    else if (np == 2)
+        secs = parts[0] * 60 + parts[1];
+    else
+        secs = parts[0];
+    return days * 86400.0 + secs;
+}
+
+/* GPUs in a Slurm TRES string: "cpu=8,gres/gpu=4,..." or typed
+ * "gres/gpu:a100=4" (typed entries are summed only when no untyped one).
+ * Returns the count, 0 when absent, -1 when malformed.
+ */
+int gp__tr_tres_gpus (const char *s)
+{
+    long untyped = -1, typed = 0;
+    const char *p = s;
+    while (p && *p) {
+        const char *comma = strchr (p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen (p);
+        if (len > 8 && strncmp (p, "gres/gpu", 8) == 0
+            && (p[8] == '=' || p[8] == ':')) {
+            const char *eq = memchr (p, '=', len);
+            if (!eq)
+                return -1;
+            char *end;
+            long v = strtol (eq + 1, &end, 10);
+            if (end != p + len || v < 0 || v > 1000000)
+                return -1;
+            if (p[8] == '=')
+                untyped = v;
+            else
+                typed += v;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    long v = untyped >= 0 ? untyped : typed;
+    return (int)v;
+}
+
+
+int gp__tr_map_header (struct rd *r, const struct gp_csv_row *row,
+                       const struct colname *cols, gp_error_t *err)
+{
+    for (int i = 0; i < C_N; i++)
+        r->col[i] = -1;
+    r->n_fields = row->n_fields;
+    for (const struct colname *c = cols; c->name; c++) {
+        int i = gp_csv_col (row, c->name);
+        if (i < 0 && c->required)
+            return gp_errprintf (err, GP_EPARSE,
+                                 "%s:%zu: header: missing column '%s' of "
+                                 "the %s format (docs/formats/traces.md)",
+                                 r->name, row->line, c->name,
+                                 gp_trace_format_str (r->fmt));
+        if (r->col[c->c] < 0)
+            r->col[c->c] = i;
+    }
+    return 0;
+}
+
+int gp__tr_team (struct rd *r, const char *name)
+{
+    int t = gp_jobset_team (r->js, name && *name ? name : "default");
+    return t;
+}
+
+
+int gp__tr_keep_check (const struct rd *r, const struct gp_job *j)
+{
+    if (j->duration_s <= 0)
+        return 1; /* zero-length jobs take no GPU time: ignored, counted */
+    if (j->n_gpus == 0 && !(r->opts->flags & GP_TRACE_KEEP_ZERO))
+        return 1;
+    return 0;
+}
