@@ -11,6 +11,7 @@
 #include <glpk.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpuplan/cost.h"
 
@@ -52,6 +53,164 @@ static int check (const struct gp_mix_in *in, gp_error_t *err)
     return 0;
 }
 
+/* Column layout of the LP: commitment blocks first (commitment j has
+ * nb[j] consecutive blocks of its term from column first[j]), then one
+ * on-demand column per period from o0, then one spot column per period
+ * from s0 (0-based; GLPK columns are these + 1).
+ */
+struct lp_layout {
+    size_t T;
+    double h;             /* hours per period */
+    int spot_ok;
+    double eff;           /* useful share of a spot hour */
+    size_t nb[GP_MIX_MAX_COMMIT], first[GP_MIX_MAX_COMMIT];
+    size_t o0, s0, n_cols;
+};
+
+static void layout (const struct gp_mix_in *in, struct lp_layout *L)
+{
+    memset (L, 0, sizeof *L);
+    L->T = in->n_periods;
+    L->h = in->period_hours;
+    L->spot_ok = in->spot_price > 0 && in->spot_overhead < 1
+                 && in->spot_max_share > 0;
+    L->eff = L->spot_ok ? 1 - in->spot_overhead : 0;
+    for (size_t j = 0; j < in->n_commit; j++) {
+        size_t term = (size_t)in->commit_term_periods[j];
+        L->nb[j] = (L->T + term - 1) / term;
+        L->first[j] = L->n_cols;
+        L->n_cols += L->nb[j];
+    }
+    L->o0 = L->n_cols;
+    L->s0 = L->n_cols + L->T;
+    L->n_cols += 2 * L->T;
+}
+
+/* Bounds, kinds and objective coefficients of every column. */
+static void add_columns (glp_prob *lp, const struct gp_mix_in *in,
+                         const struct lp_layout *L)
+{
+    glp_add_cols (lp, (int)L->n_cols);
+    for (size_t j = 0; j < in->n_commit; j++) {
+        double c = in->commit_price[j] * in->commit_term_periods[j] * L->h;
+        for (size_t b = 0; b < L->nb[j]; b++) {
+            int col = (int)(L->first[j] + b) + 1;
+            glp_set_col_bnds (lp, col, GLP_LO, 0, 0);
+            glp_set_obj_coef (lp, col, c);
+            if (in->integer)
+                glp_set_col_kind (lp, col, GLP_IV);
+        }
+    }
+    for (size_t t = 0; t < L->T; t++) {
+        int oc = (int)(L->o0 + t) + 1, sc = (int)(L->s0 + t) + 1;
+        glp_set_col_bnds (lp, oc, in->on_demand_price > 0 ? GLP_LO : GLP_FX,
+                          0, 0);
+        glp_set_obj_coef (lp, oc, in->on_demand_price * L->h);
+        glp_set_col_bnds (lp, sc, L->spot_ok ? GLP_LO : GLP_FX, 0, 0);
+        glp_set_obj_coef (lp, sc, in->spot_price * L->h);
+    }
+}
+
+/* Row t: coverage of period t's demand; row T + t: its spot cap.  Fills
+ * the 1-based triplets (each row has at most n_commit + 2 entries) and
+ * loads them.
+ */
+static void add_rows (glp_prob *lp, const struct gp_mix_in *in,
+                      const struct lp_layout *L, int *ia, int *ja, double *ar)
+{
+    glp_add_rows (lp, (int)(2 * L->T));
+    size_t ne = 0;
+    for (size_t t = 0; t < L->T; t++) {
+        int row = (int)t + 1;
+        glp_set_row_bnds (lp, row, GLP_LO, in->demand[t], 0);
+        for (size_t j = 0; j < in->n_commit; j++) {
+            size_t b = t / (size_t)in->commit_term_periods[j];
+            ++ne;
+            ia[ne] = row, ja[ne] = (int)(L->first[j] + b) + 1, ar[ne] = 1;
+        }
+        ++ne;
+        ia[ne] = row, ja[ne] = (int)(L->o0 + t) + 1, ar[ne] = 1;
+        ++ne;
+        ia[ne] = row, ja[ne] = (int)(L->s0 + t) + 1, ar[ne] = L->eff;
+        int crow = (int)(L->T + t) + 1;
+        glp_set_row_bnds (lp, crow, GLP_UP, 0,
+                          L->spot_ok ? in->spot_max_share * in->demand[t]
+                                     : 0);
+        ++ne;
+        ia[ne] = crow, ja[ne] = (int)(L->s0 + t) + 1, ar[ne] = L->eff;
+    }
+    glp_load_matrix (lp, (int)ne, ia, ja, ar);
+}
+
+/* Solve as a MIP ('integer') or an LP.  Returns 0, GP_EINFEASIBLE or
+ * GP_EINTERNAL (no message).
+ */
+static int solve (glp_prob *lp, int integer)
+{
+    int status;
+    if (integer) {
+        glp_iocp p;
+        glp_init_iocp (&p);
+        p.presolve = GLP_ON;
+        p.msg_lev = GLP_MSG_OFF;
+        p.tm_lim = 10000; /* ms; the LP bound is tight, see below */
+        p.mip_gap = 1e-9;
+        int r = glp_intopt (lp, &p);
+        status = glp_mip_status (lp);
+        if (r == GLP_ENOPFS || status == GLP_NOFEAS)
+            return GP_EINFEASIBLE;
+        if ((r != 0 && r != GLP_ETMLIM)
+            || (status != GLP_OPT && status != GLP_FEAS))
+            return GP_EINTERNAL;
+        return 0;
+    }
+    glp_smcp p;
+    glp_init_smcp (&p);
+    p.presolve = GLP_ON;
+    p.msg_lev = GLP_MSG_OFF;
+    int r = glp_simplex (lp, &p);
+    status = glp_get_status (lp);
+    if (r == GLP_ENOPFS || status == GLP_NOFEAS)
+        return GP_EINFEASIBLE;
+    if (r != 0 || status != GLP_OPT)
+        return GP_EINTERNAL;
+    return 0;
+}
+
+/* Read the optimum into 'm' (its arrays allocated by the caller). */
+static void read_solution (glp_prob *lp, const struct gp_mix_in *in,
+                           const struct lp_layout *L, struct gp_mix *m)
+{
+    size_t T = L->T;
+    double h = L->h;
+#define VAL(col) (in->integer ? glp_mip_col_val (lp, (col)) \
+                              : glp_get_col_prim (lp, (col)))
+    for (size_t j = 0; j < in->n_commit; j++) {
+        double c = in->commit_price[j] * in->commit_term_periods[j] * h;
+        for (size_t b = 0; b < L->nb[j]; b++) {
+            double x = VAL ((int)(L->first[j] + b) + 1);
+            m->commit_cost[j] += x * c;
+        }
+        for (size_t t = 0; t < T; t++) {
+            size_t b = t / (size_t)in->commit_term_periods[j];
+            m->commit[j * T + t] = VAL ((int)(L->first[j] + b) + 1);
+        }
+        m->cost += m->commit_cost[j];
+    }
+    for (size_t t = 0; t < T; t++) {
+        m->on_demand[t] = VAL ((int)(L->o0 + t) + 1);
+        m->spot[t] = VAL ((int)(L->s0 + t) + 1);
+        m->on_demand_cost += m->on_demand[t] * in->on_demand_price * h;
+        m->spot_cost += m->spot[t] * in->spot_price * h;
+        m->demand_unit_hours += in->demand[t] * h;
+    }
+#undef VAL
+    m->cost += m->on_demand_cost + m->spot_cost;
+    m->usd_per_unit_hour = m->demand_unit_hours > 0
+                               ? m->cost / m->demand_unit_hours
+                               : 0;
+}
+
 int gp_mix_solve (const struct gp_mix_in *in,
                   struct gp_mix *out,
                   gp_error_t *err)
@@ -59,29 +218,13 @@ int gp_mix_solve (const struct gp_mix_in *in,
     int rc = check (in, err);
     if (rc < 0)
         return rc;
-    size_t T = in->n_periods;
-    double h = in->period_hours;
-    int spot_ok = in->spot_price > 0 && in->spot_overhead < 1
-                  && in->spot_max_share > 0;
-    double eff = spot_ok ? 1 - in->spot_overhead : 0;
-    size_t nb[GP_MIX_MAX_COMMIT] = {0}, first[GP_MIX_MAX_COMMIT] = {0};
-    size_t n_cols = 0;
-    for (size_t j = 0; j < in->n_commit; j++) {
-        size_t L = (size_t)in->commit_term_periods[j];
-        nb[j] = (T + L - 1) / L;
-        first[j] = n_cols;
-        n_cols += nb[j];
-    }
-    size_t o0 = n_cols, s0 = n_cols + T;
-    n_cols += 2 * T;
-
+    struct lp_layout L;
+    layout (in, &L);
+    size_t T = L.T;
     struct gp_mix m = {0};
     m.commit = calloc (in->n_commit * T + 1, sizeof (double));
     m.on_demand = calloc (T, sizeof (double));
     m.spot = calloc (T, sizeof (double));
-    /* Row t: coverage; row T + t: spot cap.  Each row has at most
-     * n_commit + 2 entries.
-     */
     size_t cap = 2 * T * (in->n_commit + 2) + 1;
     int *ia = malloc (cap * sizeof (int));
     int *ja = malloc (cap * sizeof (int));
@@ -94,79 +237,9 @@ int gp_mix_solve (const struct gp_mix_in *in,
     glp_term_out (GLP_OFF);
     lp = glp_create_prob ();
     glp_set_obj_dir (lp, GLP_MIN);
-    glp_add_cols (lp, (int)n_cols);
-    for (size_t j = 0; j < in->n_commit; j++) {
-        double c = in->commit_price[j] * in->commit_term_periods[j] * h;
-        for (size_t b = 0; b < nb[j]; b++) {
-            int col = (int)(first[j] + b) + 1;
-            glp_set_col_bnds (lp, col, GLP_LO, 0, 0);
-            glp_set_obj_coef (lp, col, c);
-            if (in->integer)
-                glp_set_col_kind (lp, col, GLP_IV);
-        }
-    }
-    for (size_t t = 0; t < T; t++) {
-        int oc = (int)(o0 + t) + 1, sc = (int)(s0 + t) + 1;
-        if (in->on_demand_price > 0)
-            glp_set_col_bnds (lp, oc, GLP_LO, 0, 0);
-        else
-            glp_set_col_bnds (lp, oc, GLP_FX, 0, 0);
-        glp_set_obj_coef (lp, oc, in->on_demand_price * h);
-        if (spot_ok)
-            glp_set_col_bnds (lp, sc, GLP_LO, 0, 0);
-        else
-            glp_set_col_bnds (lp, sc, GLP_FX, 0, 0);
-        glp_set_obj_coef (lp, sc, in->spot_price * h);
-    }
-    glp_add_rows (lp, (int)(2 * T));
-    size_t ne = 0;
-    for (size_t t = 0; t < T; t++) {
-        int row = (int)t + 1;
-        glp_set_row_bnds (lp, row, GLP_LO, in->demand[t], 0);
-        for (size_t j = 0; j < in->n_commit; j++) {
-            size_t b = t / (size_t)in->commit_term_periods[j];
-            ++ne;
-            ia[ne] = row, ja[ne] = (int)(first[j] + b) + 1, ar[ne] = 1;
-        }
-        ++ne;
-        ia[ne] = row, ja[ne] = (int)(o0 + t) + 1, ar[ne] = 1;
-        ++ne;
-        ia[ne] = row, ja[ne] = (int)(s0 + t) + 1, ar[ne] = eff;
-        int crow = (int)(T + t) + 1;
-        glp_set_row_bnds (lp, crow, GLP_UP, 0,
-                          spot_ok ? in->spot_max_share * in->demand[t] : 0);
-        ++ne;
-        ia[ne] = crow, ja[ne] = (int)(s0 + t) + 1, ar[ne] = eff;
-    }
-    glp_load_matrix (lp, (int)ne, ia, ja, ar);
-    int status;
-    if (in->integer) {
-        glp_iocp p;
-        glp_init_iocp (&p);
-        p.presolve = GLP_ON;
-        p.msg_lev = GLP_MSG_OFF;
-        p.tm_lim = 10000; /* ms; the LP bound is tight, see below */
-        p.mip_gap = 1e-9;
-        int r = glp_intopt (lp, &p);
-        status = glp_mip_status (lp);
-        if (r == GLP_ENOPFS || status == GLP_NOFEAS) {
-            rc = GP_EINFEASIBLE;
-        } else if ((r != 0 && r != GLP_ETMLIM)
-                   || (status != GLP_OPT && status != GLP_FEAS)) {
-            rc = GP_EINTERNAL;
-        }
-    } else {
-        glp_smcp p;
-        glp_init_smcp (&p);
-        p.presolve = GLP_ON;
-        p.msg_lev = GLP_MSG_OFF;
-        int r = glp_simplex (lp, &p);
-        status = glp_get_status (lp);
-        if (r == GLP_ENOPFS || status == GLP_NOFEAS)
-            rc = GP_EINFEASIBLE;
-        else if (r != 0 || status != GLP_OPT)
-            rc = GP_EINTERNAL;
-    }
+    add_columns (lp, in, &L);
+    add_rows (lp, in, &L, ia, ja, ar);
+    rc = solve (lp, in->integer);
     if (rc == GP_EINFEASIBLE) {
         rc = gp_errprintf (err, GP_EINFEASIBLE,
                            "mix: the offered pricing models cannot cover the "
@@ -178,32 +251,7 @@ int gp_mix_solve (const struct gp_mix_in *in,
                                               "optimum");
         goto done;
     }
-#define VAL(col) (in->integer ? glp_mip_col_val (lp, (col)) \
-                              : glp_get_col_prim (lp, (col)))
-    for (size_t j = 0; j < in->n_commit; j++) {
-        double c = in->commit_price[j] * in->commit_term_periods[j] * h;
-        for (size_t b = 0; b < nb[j]; b++) {
-            double x = VAL ((int)(first[j] + b) + 1);
-            m.commit_cost[j] += x * c;
-        }
-        for (size_t t = 0; t < T; t++) {
-            size_t b = t / (size_t)in->commit_term_periods[j];
-            m.commit[j * T + t] = VAL ((int)(first[j] + b) + 1);
-        }
-        m.cost += m.commit_cost[j];
-    }
-    for (size_t t = 0; t < T; t++) {
-        m.on_demand[t] = VAL ((int)(o0 + t) + 1);
-        m.spot[t] = VAL ((int)(s0 + t) + 1);
-        m.on_demand_cost += m.on_demand[t] * in->on_demand_price * h;
-        m.spot_cost += m.spot[t] * in->spot_price * h;
-        m.demand_unit_hours += in->demand[t] * h;
-    }
-#undef VAL
-    m.cost += m.on_demand_cost + m.spot_cost;
-    m.usd_per_unit_hour = m.demand_unit_hours > 0
-                              ? m.cost / m.demand_unit_hours
-                              : 0;
+    read_solution (lp, in, &L, &m);
     *out = m;
     m.commit = m.on_demand = m.spot = NULL;
     rc = 0;
