@@ -207,14 +207,15 @@ static double gemm_peak (const struct gp_accel *a, enum gp_dtype w,
     return f;
 }
 
-int gp_infer_prepare (const struct gp_serve_cfg *cfg,
-                      double max_seq_tokens,
-                      struct gp_serve_model *m,
-                      gp_error_t *err)
+/* Check the layout of 'cfg' and resolve tp, pp, ep, attn_dp and the EP
+ * skew into 'c'.  Expert parallelism: routed experts sharded over 'ep' of
+ * the tp ranks of a stage, each expert split over tp/ep ranks.  Default:
+ * the EP group of attention data parallelism is the whole tp group; with
+ * tensor-parallel attention the experts are tensor parallel (ep 1).
+ */
+static int resolve_layout (const struct gp_serve_cfg *cfg,
+                           struct gp_serve_cfg *c, gp_error_t *err)
 {
-    if (!cfg || !cfg->arch || !cfg->accel || !m)
-        return gp_errprintf (err, GP_EINVAL, "infer: missing model or "
-                                             "accelerator");
     const struct gp_arch *a = cfg->arch;
     const struct gp_accel *acc = cfg->accel;
     int tp = cfg->tp > 0 ? cfg->tp : 1, pp = cfg->pp > 0 ? cfg->pp : 1;
@@ -232,18 +233,11 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
         return gp_errprintf (err, GP_EINVAL,
                              "%s: the catalog lacks memory size or bandwidth",
                              acc->id);
-    struct gp_serve_model M;
-    memset (&M, 0, sizeof M);
-    M.cfg = *cfg;
-    M.cfg.tp = tp;
-    M.cfg.pp = pp;
+    *c = *cfg;
+    c->tp = tp;
+    c->pp = pp;
     if (a->moe_experts <= 0)
-        M.cfg.attn_dp = 0;
-    /* Expert parallelism: routed experts sharded over 'ep' of the tp
-     * ranks of a stage, each expert split over tp/ep ranks.  Default: the
-     * EP group of attention data parallelism is the whole tp group; with
-     * tensor-parallel attention the experts are tensor parallel (ep 1).
-     */
+        c->attn_dp = 0;
     int ep = cfg->ep;
     if (a->moe_experts <= 0) {
         if (ep > 1)
@@ -253,7 +247,7 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
         ep = 1;
     } else {
         if (ep <= 0)
-            ep = M.cfg.attn_dp ? tp : 1;
+            ep = c->attn_dp ? tp : 1;
         if (ep > tp || tp % ep)
             return gp_errprintf (err, GP_EINVAL,
                                  "ep %d must divide tp %d (experts are "
@@ -265,69 +259,88 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
                                  "ep %d does not divide %d routed experts",
                                  ep, a->moe_experts);
     }
-    M.cfg.ep = ep;
-    if (!(M.cfg.ep_skew >= 1.0))
-        M.cfg.ep_skew = 1.0;
-    gp_arch_params (a, &M.pc);
-    gp_hw_eff_for (acc, &M.eff);
-    int n = tp * pp;
-    M.n_gpus = n;
+    c->ep = ep;
+    if (!(c->ep_skew >= 1.0))
+        c->ep_skew = 1.0;
+    return 0;
+}
 
-    /* MIG slices: memory as the profile says; bandwidth in proportion to
-     * memory (memory slices), compute in proportion to compute slices.
-     */
+/* Device capacity: MIG slices get memory as the profile says, bandwidth
+ * in proportion to memory (memory slices), compute in proportion to
+ * compute slices.
+ */
+static int device_peaks (struct gp_serve_model *M, gp_error_t *err)
+{
+    const struct gp_serve_cfg *cfg = &M->cfg;
+    const struct gp_accel *acc = cfg->accel;
     double mem_share = 1.0, sm_share = 1.0;
-    M.mem_bytes = acc->mem_bytes;
+    M->mem_bytes = acc->mem_bytes;
     if (cfg->slice_mem_bytes > 0 && cfg->slice_mem_bytes < acc->mem_bytes) {
-        M.mem_bytes = cfg->slice_mem_bytes;
+        M->mem_bytes = cfg->slice_mem_bytes;
         mem_share = cfg->slice_mem_bytes / acc->mem_bytes;
     }
     if (cfg->slice_compute > 0 && cfg->slice_compute < 7)
         sm_share = cfg->slice_compute / 7.0;
-    M.mem_bw = acc->mem_bw * mem_share;
-    M.gemm_flops = gemm_peak (acc, cfg->weight_dtype, &M.gemm_precision)
-                   * sm_share;
-    M.attn_flops = gp_accel_peak_flops (acc, "bf16") * sm_share;
-    if (M.gemm_flops <= 0 || M.attn_flops <= 0)
+    M->mem_bw = acc->mem_bw * mem_share;
+    M->gemm_flops = gemm_peak (acc, cfg->weight_dtype, &M->gemm_precision)
+                    * sm_share;
+    M->attn_flops = gp_accel_peak_flops (acc, "bf16") * sm_share;
+    if (M->gemm_flops <= 0 || M->attn_flops <= 0)
         return gp_errprintf (err, GP_EINVAL,
                              "%s: the catalog lacks dense tensor FLOP/s",
                              acc->id);
-    M.link_bw = acc->scale_up_bw > 0 ? acc->scale_up_bw / 2.0 : 32e9;
-    M.net_bw = cfg->net_bw > 0 ? cfg->net_bw : 50e9; /* 400 Gb/s per GPU */
+    M->link_bw = acc->scale_up_bw > 0 ? acc->scale_up_bw / 2.0 : 32e9;
+    M->net_bw = cfg->net_bw > 0 ? cfg->net_bw : 50e9; /* 400 Gb/s per GPU */
+    return 0;
+}
 
-    /* Weights.  Non-expert weights are sharded over tp*pp, or replicated
-     * over the tp ranks with attention data parallelism (vocabulary still
-     * sharded); routed experts are spread over all GPUs of the replica.
-     */
-    double wb = gp_dtype_bytes (cfg->weight_dtype);
-    double expert_params = M.pc.moe_layers * M.pc.moe_all_per_layer;
-    double nonexpert = M.pc.total - expert_params;
+/* Weights.  Non-expert weights are sharded over tp*pp, or replicated over
+ * the tp ranks with attention data parallelism (vocabulary still
+ * sharded); routed experts are spread over all GPUs of the replica.
+ */
+static void weights (struct gp_serve_model *M)
+{
+    const struct gp_arch *a = M->cfg.arch;
+    int n = M->n_gpus, pp = M->cfg.pp;
+    double wb = gp_dtype_bytes (M->cfg.weight_dtype);
+    double expert_params = M->pc.moe_layers * M->pc.moe_all_per_layer;
+    double nonexpert = M->pc.total - expert_params;
     double in_emb = (double)a->vocab * a->hidden; /* gathered, not read */
-    double ne_gpu = M.cfg.attn_dp
-                        ? (nonexpert - M.pc.embedding) / pp
-                              + M.pc.embedding / n
+    double ne_gpu = M->cfg.attn_dp
+                        ? (nonexpert - M->pc.embedding) / pp
+                              + M->pc.embedding / n
                         : nonexpert / n;
-    M.weight_bytes = (ne_gpu + expert_params / n) * wb;
-    double ne_read = M.cfg.attn_dp
-                         ? (nonexpert - M.pc.embedding) / pp
-                               + (M.pc.embedding
+    M->weight_bytes = (ne_gpu + expert_params / n) * wb;
+    double ne_read = M->cfg.attn_dp
+                         ? (nonexpert - M->pc.embedding) / pp
+                               + (M->pc.embedding
                                   - (a->tied_embeddings ? 0 : in_emb))
                                      / n
                          : (nonexpert - (a->tied_embeddings ? 0 : in_emb))
                                / n;
-    M.nonexpert_bytes = ne_read * wb;
+    M->nonexpert_bytes = ne_read * wb;
     if (a->moe_experts > 0) {
         double mats = a->mlp == GP_MLP_SWIGLU ? 3.0 : 2.0;
-        M.expert_bytes_layer = mats * a->hidden * a->moe_ffn_hidden * wb;
+        M->expert_bytes_layer = mats * a->hidden * a->moe_ffn_hidden * wb;
         /* shared experts and router are read every step */
-        M.nonexpert_bytes += M.pc.moe_layers
-                             * (M.pc.moe_all_per_layer
-                                - (double)a->moe_experts * mats * a->hidden
-                                      * a->moe_ffn_hidden)
-                             * wb / n;
+        M->nonexpert_bytes += M->pc.moe_layers
+                              * (M->pc.moe_all_per_layer
+                                 - (double)a->moe_experts * mats * a->hidden
+                                       * a->moe_ffn_hidden)
+                              * wb / n;
     }
+}
 
-    /* Activation workspace of the largest iteration and logits; runtime. */
+/* Activation workspace of the largest iteration and logits, runtime, the
+ * memory left for the KV cache, and the KV bytes per replica token
+ * averaged per GPU.  Returns the memory left before the engine's
+ * fraction (<= 0: the weights do not fit).
+ */
+static double memory_budget (struct gp_serve_model *M)
+{
+    const struct gp_serve_cfg *cfg = &M->cfg;
+    const struct gp_arch *a = cfg->arch;
+    int n = M->n_gpus, tp = cfg->tp, pp = cfg->pp;
     double ffn = a->ffn_hidden;
     if (a->moe_experts > 0) {
         double e = (double)a->moe_ffn_hidden
@@ -340,31 +353,56 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
     if (chunk > 16384)
         chunk = 16384;
     double mb = cfg->eng.max_batch > 0 ? cfg->eng.max_batch : 256;
-    M.act_bytes = chunk * 2.0 * (6.0 * a->hidden + 3.0 * ffn / tp)
-                  + mb * (double)a->vocab / tp * 4.0;
-    M.runtime_bytes = 0.5e9 + 0.02 * M.mem_bytes;
+    M->act_bytes = chunk * 2.0 * (6.0 * a->hidden + 3.0 * ffn / tp)
+                   + mb * (double)a->vocab / tp * 4.0;
+    M->runtime_bytes = 0.5e9 + 0.02 * M->mem_bytes;
     double frac = cfg->eng.mem_fraction > 0 ? cfg->eng.mem_fraction : 0.9;
-    double left = M.mem_bytes - M.weight_bytes - M.act_bytes
-                  - M.runtime_bytes;
-    M.kv_bytes_avail = left > 0 ? frac * left : 0.0;
+    double left = M->mem_bytes - M->weight_bytes - M->act_bytes
+                  - M->runtime_bytes;
+    M->kv_bytes_avail = left > 0 ? frac * left : 0.0;
 
-    /* KV cache per replica token, averaged per GPU. */
     double kb = gp_dtype_bytes (cfg->kv_dtype);
     double full = gp_arch_kv_elems_per_token (a) * kb;
-    if (M.cfg.attn_dp) {
-        M.kv_bytes_per_token = full / n;
+    if (cfg->attn_dp) {
+        M->kv_bytes_per_token = full / n;
     } else if (a->attention == GP_ATTN_MLA) {
-        M.kv_bytes_per_token = full / pp; /* latent replicated over tp */
+        M->kv_bytes_per_token = full / pp; /* latent replicated over tp */
     } else {
         int kvh = a->kv_heads > 0 ? a->kv_heads : a->heads;
         double per = kvh >= tp ? (double)kvh / tp : 1.0;
-        M.kv_bytes_per_token =
+        M->kv_bytes_per_token =
             2.0 * ((double)a->layers / pp) * per * a->head_dim * kb;
     }
-    M.kv_capacity_tokens = M.kv_bytes_per_token > 0
-                               ? floor (M.kv_bytes_avail
-                                        / M.kv_bytes_per_token)
-                               : 0;
+    M->kv_capacity_tokens = M->kv_bytes_per_token > 0
+                                ? floor (M->kv_bytes_avail
+                                         / M->kv_bytes_per_token)
+                                : 0;
+    return left;
+}
+
+int gp_infer_prepare (const struct gp_serve_cfg *cfg,
+                      double max_seq_tokens,
+                      struct gp_serve_model *m,
+                      gp_error_t *err)
+{
+    if (!cfg || !cfg->arch || !cfg->accel || !m)
+        return gp_errprintf (err, GP_EINVAL, "infer: missing model or "
+                                             "accelerator");
+    const struct gp_arch *a = cfg->arch;
+    const struct gp_accel *acc = cfg->accel;
+    struct gp_serve_model M;
+    memset (&M, 0, sizeof M);
+    int rc = resolve_layout (cfg, &M.cfg, err);
+    if (rc < 0)
+        return rc;
+    gp_arch_params (a, &M.pc);
+    gp_hw_eff_for (acc, &M.eff);
+    int n = M.cfg.tp * M.cfg.pp;
+    M.n_gpus = n;
+    if ((rc = device_peaks (&M, err)) < 0)
+        return rc;
+    weights (&M);
+    double left = memory_budget (&M);
     if (left <= 0)
         return gp_errprintf (err, GP_EINFEASIBLE,
                              "%s on %d x %s (%s weights): weights %.1f GB + "
