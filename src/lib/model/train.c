@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gpuplan/defaults.h"
 #include "gpuplan/train.h"
 
 const char *gp_sharding_str (enum gp_sharding s)
@@ -119,12 +120,21 @@ void gp_train_job_default (struct gp_train_job *job)
 {
     memset (job, 0, sizeof *job);
     job->seq_len = 4096;
-    job->global_batch = 1024;
+    job->global_batch = gp_train_batch_sequences (0, job->seq_len);
     job->precision = GP_PREC_BF16;
     job->weight_bytes = 2;
     job->grad_bytes = 4;
     job->optim_bytes = 12;
     job->flash_attn = 1;
+}
+
+double gp_train_batch_sequences (double batch_tokens, double seq_len)
+{
+    double bt = batch_tokens > 0
+                    ? batch_tokens
+                    : gp_default (NULL, GP_DEF_TRAIN_BATCH_TOKENS);
+    double b = exp2 (floor (log2 (bt / seq_len) + 0.5));
+    return b < 1 ? 1 : b;
 }
 
 /* Attention score and value widths summed over heads: a*(d_qk + d_v);
@@ -952,18 +962,36 @@ void gp_reliability_eval (const struct gp_reliability_in *in,
     o->storage_bw_needed = dmax > 0 ? in->ckpt_bytes / dmax : 0;
 }
 
+void gp_train_reliability_with (const struct gp_train_model *m,
+                                const struct gp_train_job *job,
+                                double n_gpus,
+                                int gpus_per_node,
+                                const struct gp_train_rel_params *rp,
+                                struct gp_reliability *out)
+{
+    struct gp_reliability_in ri;
+    memset (&ri, 0, sizeof ri);
+    double bw_node = rp && rp->storage_bw_per_node > 0
+                         ? rp->storage_bw_per_node
+                         : 2e9;
+    ri.n_gpus = n_gpus;
+    ri.fail_per_gpu_hour = rp ? rp->fail_per_gpu_hour : 0;
+    ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
+    if (rp && rp->ckpt_write_s > 0)
+        ri.storage_bw = ri.ckpt_bytes / rp->ckpt_write_s;
+    else
+        ri.storage_bw = bw_node * n_gpus
+                        / (gpus_per_node > 0 ? gpus_per_node : 8);
+    ri.restart_s = rp && rp->restart_s > 0 ? rp->restart_s : 900;
+    ri.target_overhead = 0.05;
+    gp_reliability_eval (&ri, out);
+}
+
 void gp_train_reliability (const struct gp_train_model *m,
                            const struct gp_train_job *job,
                            double n_gpus,
                            int gpus_per_node,
                            struct gp_reliability *out)
 {
-    struct gp_reliability_in ri;
-    memset (&ri, 0, sizeof ri);
-    ri.n_gpus = n_gpus;
-    ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
-    ri.storage_bw = 2e9 * n_gpus / (gpus_per_node > 0 ? gpus_per_node : 8);
-    ri.restart_s = 900;
-    ri.target_overhead = 0.05;
-    gp_reliability_eval (&ri, out);
+    gp_train_reliability_with (m, job, n_gpus, gpus_per_node, NULL, out);
 }

@@ -227,7 +227,8 @@ size_t gp_search_layouts (const struct gp_train_model *m,
 static size_t try_size (const struct gp_train_model *m,
                         const struct gp_train_job *job,
                         const struct gp_train_hw *hw,
-                        const struct gp_search_fix *fix, long long nodes,
+                        const struct gp_search_fix *fix,
+                        const struct gp_train_rel_params *rp, long long nodes,
                         int gpn, double need, struct gp_train_result *top,
                         size_t k, struct gp_train_size *res)
 {
@@ -236,7 +237,7 @@ static size_t try_size (const struct gp_train_model *m,
     if (!got)
         return 0;
     struct gp_reliability rel;
-    gp_train_reliability (m, job, (double)n, gpn, &rel);
+    gp_train_reliability_with (m, job, (double)n, gpn, rp, &rel);
     double rate = top[0].time.tokens_per_s * rel.goodput;
     if (rate > res->best_rate) {
         res->best_rate = rate;
@@ -249,15 +250,16 @@ static size_t try_size (const struct gp_train_model *m,
     return got;
 }
 
-size_t gp_search_size (const struct gp_train_model *m,
-                       const struct gp_train_job *job,
-                       const struct gp_train_hw *hw,
-                       const struct gp_search_fix *fix,
-                       double days,
-                       int max_gpus,
-                       struct gp_train_result *top,
-                       size_t k,
-                       struct gp_train_size *res)
+size_t gp_train_size_deadline (const struct gp_train_model *m,
+                               const struct gp_train_job *job,
+                               const struct gp_train_hw *hw,
+                               const struct gp_search_fix *fix,
+                               const struct gp_train_rel_params *rp,
+                               double days,
+                               int max_gpus,
+                               struct gp_train_result *top,
+                               size_t k,
+                               struct gp_train_size *res)
 {
     memset (res, 0, sizeof *res);
     if (job->tokens <= 0 || days <= 0 || k == 0)
@@ -272,8 +274,8 @@ size_t gp_search_size (const struct gp_train_model *m,
             long long nodes = ((long long)q << j) / 4;
             if (nodes * gpn > max_gpus)
                 return 0;
-            size_t got = try_size (m, job, hw, fix, nodes, gpn, need, top, k,
-                                   res);
+            size_t got = try_size (m, job, hw, fix, rp, nodes, gpn, need,
+                                   top, k, res);
             if (!got) {
                 prev_nodes = nodes;
                 continue;
@@ -282,14 +284,29 @@ size_t gp_search_size (const struct gp_train_model *m,
              * failed and this one, smallest first
              */
             for (long long r = prev_nodes + 1; r < nodes; r++) {
-                size_t g2 = try_size (m, job, hw, fix, r, gpn, need, top, k,
-                                      res);
+                size_t g2 = try_size (m, job, hw, fix, rp, r, gpn, need, top,
+                                      k, res);
                 if (g2)
                     return g2;
             }
             /* the refinement may have overwritten 'top': redo this size */
-            return try_size (m, job, hw, fix, nodes, gpn, need, top, k, res);
+            return try_size (m, job, hw, fix, rp, nodes, gpn, need, top, k,
+                             res);
         }
     }
     return 0;
+}
+
+size_t gp_search_size (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw,
+                       const struct gp_search_fix *fix,
+                       double days,
+                       int max_gpus,
+                       struct gp_train_result *top,
+                       size_t k,
+                       struct gp_train_size *res)
+{
+    return gp_train_size_deadline (m, job, hw, fix, NULL, days, max_gpus, top,
+                                   k, res);
 }
