@@ -344,16 +344,21 @@ size_t gp_search_size (const struct gp_train_model *m,
                        struct gp_train_size *res);
 
 /* Reliability inputs of the deadline sizing that a caller may replace
- * (the plan passes its assumptions).  A field <= 0 takes the training
- * model's default (gp_train_reliability).
+ * (the plan passes its assumptions).  Start from
+ * gp_train_rel_params_init(): a field < 0 takes the training model's
+ * default (gp_train_reliability); 0 is a value (no restart cost, an
+ * instant checkpoint).
  */
 struct gp_train_rel_params {
-    double fail_per_gpu_hour;   /* 1/GPU-hour */
-    double restart_s;           /* detect + restart + reload, s */
-    double ckpt_write_s;        /* one checkpoint write, s; <= 0: checkpoint
+    double fail_per_gpu_hour;   /* 1/GPU-hour; <= 0: the default */
+    double restart_s;           /* detect + restart + reload, s (900) */
+    double ckpt_write_s;        /* one checkpoint write, s; < 0: checkpoint
                                    bytes / (storage_bw_per_node x nodes) */
-    double storage_bw_per_node; /* byte/s per node of checkpoint storage */
+    double storage_bw_per_node; /* byte/s per node; <= 0: 2 GB/s */
 };
+
+/* Every field -1: the training model's defaults. */
+void gp_train_rel_params_init (struct gp_train_rel_params *rp);
 
 /* gp_train_reliability with 'rp' replacing its defaults (NULL = none):
  * fills 'out' for a job on 'n_gpus' GPUs, 'gpus_per_node' per node (<= 0

@@ -962,6 +962,14 @@ void gp_reliability_eval (const struct gp_reliability_in *in,
     o->storage_bw_needed = dmax > 0 ? in->ckpt_bytes / dmax : 0;
 }
 
+void gp_train_rel_params_init (struct gp_train_rel_params *rp)
+{
+    rp->fail_per_gpu_hour = -1;
+    rp->restart_s = -1;
+    rp->ckpt_write_s = -1;
+    rp->storage_bw_per_node = -1;
+}
+
 void gp_train_reliability_with (const struct gp_train_model *m,
                                 const struct gp_train_job *job,
                                 double n_gpus,
@@ -969,20 +977,28 @@ void gp_train_reliability_with (const struct gp_train_model *m,
                                 const struct gp_train_rel_params *rp,
                                 struct gp_reliability *out)
 {
+    struct gp_train_rel_params d;
+    gp_train_rel_params_init (&d);
+    if (!rp)
+        rp = &d;
     struct gp_reliability_in ri;
     memset (&ri, 0, sizeof ri);
-    double bw_node = rp && rp->storage_bw_per_node > 0
-                         ? rp->storage_bw_per_node
-                         : 2e9;
     ri.n_gpus = n_gpus;
-    ri.fail_per_gpu_hour = rp ? rp->fail_per_gpu_hour : 0;
+    ri.fail_per_gpu_hour = rp->fail_per_gpu_hour; /* <= 0: the default */
     ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
-    if (rp && rp->ckpt_write_s > 0)
+    /* 2 GB/s of checkpoint storage bandwidth per node, 15 min per restart
+     * (docs/model/training.md, "Reliability")
+     */
+    double bw_node = rp->storage_bw_per_node > 0 ? rp->storage_bw_per_node
+                                                 : 2e9;
+    if (rp->ckpt_write_s > 0)
         ri.storage_bw = ri.ckpt_bytes / rp->ckpt_write_s;
+    else if (rp->ckpt_write_s == 0)
+        ri.storage_bw = 0; /* no checkpoint cost */
     else
         ri.storage_bw = bw_node * n_gpus
                         / (gpus_per_node > 0 ? gpus_per_node : 8);
-    ri.restart_s = rp && rp->restart_s > 0 ? rp->restart_s : 900;
+    ri.restart_s = rp->restart_s >= 0 ? rp->restart_s : 900;
     ri.target_overhead = 0.05;
     gp_reliability_eval (&ri, out);
 }
