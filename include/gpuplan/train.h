@@ -172,19 +172,30 @@ struct gp_train_model {
     double matmul_active;     /* active params in GEMMs (excl. input emb.) */
 };
 
-/* Fill 'm' from 'a'.  Returns 0 or GP_EINVAL when a dimension is missing. */
+/* Fill 'm' from 'a' (parameter counts in elements).  Returns 0, or
+ * GP_EINVAL naming the missing dimension ('m' then undefined).
+ */
 int gp_train_prep (const struct gp_arch *a,
                    struct gp_train_model *m,
                    gp_error_t *err);
 
-/* Job defaults: bf16, weights 2 B, fp32 gradients 4 B, Adam 12 B. */
+/* Fill 'job' with the defaults: sequences of 4,096 tokens, the global
+ * batch of the registry's GP_DEF_TRAIN_BATCH_TOKENS in sequences
+ * (gp_train_batch_sequences: 1,024), bf16, weights 2 B, fp32 gradients
+ * 4 B, Adam 12 B per parameter, fused attention, tokens 0 (unknown).
+ */
 void gp_train_job_default (struct gp_train_job *job);
 
-/* Efficiency factors for an accelerator id (by generation). */
+/* Fill 'eff' with the efficiency factors of accelerator id 'accel_id'
+ * (by generation; NULL or unknown: the "other" row).  'eff->generation'
+ * is a static string.
+ */
 void gp_train_eff_for (const char *accel_id, struct gp_train_eff *eff);
 
-/* Hardware view of accelerator 'a' for 'precision', with documented
- * defaults for the fabric (per-GPU NIC bandwidth by generation).
+/* Fill 'hw' with the hardware view of accelerator 'a' (borrowed, not
+ * kept) for 'precision', with documented defaults for the fabric (per-GPU
+ * NIC bandwidth by generation, byte/s) and GPUs per node.  A missing
+ * peak FLOP/s or memory leaves 0 there (callers check).
  */
 void gp_train_hw_from_accel (const struct gp_accel *a,
                              enum gp_precision precision,
@@ -207,21 +218,29 @@ double gp_train_act_layer_bytes (const struct gp_train_model *m,
                                  double seq_len,
                                  int flash);
 
-/* Memory per GPU (most loaded stage). */
+/* Fill 'out' with the memory per GPU of the most loaded pipeline stage,
+ * bytes, and whether it fits hw->mem_bytes.  The layout must pass
+ * gp_train_check.
+ */
 void gp_train_memory (const struct gp_train_model *m,
                       const struct gp_train_job *job,
                       const struct gp_train_hw *hw,
                       const struct gp_layout *l,
                       struct gp_train_mem *out);
 
-/* Step time and derived rates.  The layout must pass gp_train_check. */
+/* Fill 'out' with the step time (s) by term and the derived rates
+ * (tokens/s, FLOP/s per GPU, MFU, HFU).  The layout must pass
+ * gp_train_check.  Pure arithmetic, no allocation.
+ */
 void gp_train_time (const struct gp_train_model *m,
                     const struct gp_train_job *job,
                     const struct gp_train_hw *hw,
                     const struct gp_layout *l,
                     struct gp_train_time *out);
 
-/* Both of the above after gp_train_check; returns its result. */
+/* gp_train_check, then memory and time into 'out'.  Returns 0, or
+ * gp_train_check's GP_EINVAL with the reason in 'err' ('out' untouched).
+ */
 int gp_train_eval (const struct gp_train_model *m,
                    const struct gp_train_job *job,
                    const struct gp_train_hw *hw,
@@ -260,6 +279,12 @@ struct gp_reliability {
  */
 #define GP_FAIL_PER_GPU_HOUR_DEFAULT (419.0 / (54.0 * 24.0 * 16384.0))
 
+/* Fill 'out' from 'in': job MTBF (s), checkpoint write time (s), the
+ * Young/Daly interval (Daly 2006, eq. 37), the lost fraction and
+ * goodput, and the storage bandwidth (byte/s) that keeps checkpointing
+ * within in->target_overhead (0 = 5 %).  Rates <= 0 take
+ * GP_FAIL_PER_GPU_HOUR_DEFAULT.
+ */
 void gp_reliability_eval (const struct gp_reliability_in *in,
                           struct gp_reliability *out);
 
@@ -295,6 +320,7 @@ struct gp_search_fix {
     int schedule;    /* enum gp_schedule or -1 (= 1F1B); never searched */
 };
 
+/* Set every field of 'f' free (-1; max_tp 0 = the scale-up domain). */
 void gp_search_fix_free (struct gp_search_fix *f);
 
 struct gp_search_stats {
@@ -306,8 +332,9 @@ struct gp_search_stats {
 };
 
 /* Enumerate every layout of 'n_gpus' allowed by 'fix' and keep the
- * 'k' fastest that fit in 'top' (sorted, fastest first).  Returns the
- * number kept (0 = nothing fits; see 'st').
+ * 'k' fastest that fit in 'top' ('k' entries, sorted, fastest first).
+ * Returns the number kept (0 = nothing fits; see 'st', which may be
+ * NULL).
  */
 size_t gp_search_layouts (const struct gp_train_model *m,
                           const struct gp_train_job *job,
@@ -318,14 +345,7 @@ size_t gp_search_layouts (const struct gp_train_model *m,
                           size_t k,
                           struct gp_search_stats *st);
 
-/* Inverse sizing: the fewest whole nodes whose fastest fitting layout
- * trains job->tokens within 'days' (throughput x goodput of
- * gp_train_reliability).  Sizes of 1, 1.25, 1.5, 1.75 x 2^j nodes are
- * tried up to 'max_gpus'; once one meets the date, every node count
- * between it and the previous candidate is tried, smallest first.
- * Returns the number of layouts in 'top' (0: no size meets the date; see
- * res->best_n and res->best_rate).
- */
+/* The answer of the deadline sizing. */
 struct gp_train_size {
     int n_gpus;                 /* the answer; 0 = no size meets the date */
     int best_n;                 /* the size with the highest goodput rate */
@@ -333,6 +353,15 @@ struct gp_train_size {
     struct gp_reliability rel;  /* at n_gpus */
 };
 
+/* Inverse sizing: the fewest whole nodes whose fastest fitting layout
+ * trains job->tokens within 'days' (throughput x goodput of
+ * gp_train_reliability).  Sizes of 1, 1.25, 1.5, 1.75 x 2^j nodes are
+ * tried up to 'max_gpus'; once one meets the date, every node count
+ * between it and the previous candidate is tried, smallest first.
+ * Returns the number of layouts in 'top' (at most 'k'; 0: no size meets
+ * the date, see res->best_n and res->best_rate).  Same as
+ * gp_train_size_deadline with the training model's reliability defaults.
+ */
 size_t gp_search_size (const struct gp_train_model *m,
                        const struct gp_train_job *job,
                        const struct gp_train_hw *hw,
