@@ -17,6 +17,7 @@
 
 #include "gpuplan/arch.h"
 #include "gpuplan/catalog.h"
+#include "gpuplan/defaults.h"
 #include "gpuplan/error.h"
 #include "gpuplan/price.h"
 
@@ -478,7 +479,8 @@ struct gp_train_request {
     double tokens;              /* training tokens, 0 = unknown */
     double seq_len;             /* tokens; 0 = 4,096 */
     double global_batch;        /* sequences; 0 = from batch_tokens */
-    double batch_tokens;        /* 0 = GP_DEF_TRAIN_BATCH_TOKENS */
+    double batch_tokens;        /* 0 = GP_DEF_TRAIN_BATCH_TOKENS of
+                                   'defaults' */
     int precision;              /* enum gp_precision, or -1 = bf16 */
     int optimizer_states;       /* 0 fp32, 1 bf16 Adam moments, -1 = 0 */
     int framework;              /* enum gp_train_framework */
@@ -490,6 +492,9 @@ struct gp_train_request {
     double nic_latency;         /* s per hop; 0 = default */
     double oversubscription;    /* >= 1; 0 = 1 */
     const struct gp_train_rel_params *rel; /* NULL = training defaults */
+    const struct gp_defaults *defaults;    /* values in force for the
+                                              registry's keys (batch);
+                                              NULL = the registry's */
 };
 
 /* Fill 'rq' with "nothing given": zeros, NULLs and -1 for the enums. */

@@ -127,6 +127,17 @@ static void test_default_batch (void **state)
     assert_int_equal (plan (&rq, &r, &err), 0);
     assert_true (r->job.global_batch == 512);
     gp_train_plan_result_destroy (r);
+    /* an override of the registry's key: 2M tokens / 8,192 = 256 */
+    struct gp_defaults d;
+    gp_defaults_init (&d);
+    assert_int_equal (gp_defaults_set (&d, "train.batch_tokens", 2097152,
+                                       &err),
+                      0);
+    rq.defaults = &d;
+    assert_int_equal (plan (&rq, &r, &err), 0);
+    assert_true (r->job.global_batch == 256);
+    gp_train_plan_result_destroy (r);
+    rq.defaults = NULL;
     rq.global_batch = 96; /* given in sequences: kept */
     assert_int_equal (plan (&rq, &r, &err), 0);
     assert_true (r->job.global_batch == 96);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuplan/defaults.h"
 #include "gpuplan/price.h"
 #include "gpuplan/train.h"
 #include "train_private.h"
@@ -111,8 +112,11 @@ static void build_job (const struct gp_train_request *rq,
     if (rq->global_batch > 0)
         job->global_batch = floor (rq->global_batch);
     else
-        job->global_batch = gp_train_batch_sequences (rq->batch_tokens,
-                                                      job->seq_len);
+        job->global_batch = gp_train_batch_sequences (
+            rq->batch_tokens > 0
+                ? rq->batch_tokens
+                : gp_default (rq->defaults, GP_DEF_TRAIN_BATCH_TOKENS),
+            job->seq_len);
     if (job->global_batch < 1)
         job->global_batch = 1;
 }
