@@ -325,6 +325,9 @@ static void test_plan_matches_train (void **state)
     assert_int_equal (plan_gpus, p->n_gpus);
     assert_true (p->days <= 40);
     assert_true (days_at (r, p, p->n_gpus - p->gpus_per_node, NULL) > 40);
+    /* and no smaller whole-node count meets it either */
+    for (int n = p->gpus_per_node; n < p->n_gpus; n += p->gpus_per_node)
+        assert_true (days_at (r, p, n, NULL) > 40);
     json_t *j = gp_report_train_json (r);
     assert_int_equal (json_integer_value (json_object_get (
                           json_array_get (json_object_get (j, "results"), 0),
