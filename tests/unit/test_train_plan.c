@@ -182,6 +182,13 @@ static void test_cost_hook (void **state)
                                                                  "source")),
                              "SkyPilot"));
     json_decref (j);
+
+    char *text = gp_report_train_text (r);
+    assert_non_null (text);
+    assert_non_null (strstr (text, "$6.88/GPU-hour (cheapest on-demand: aws "
+                                   "p5.48xlarge, us-east-1)"));
+    assert_non_null (strstr (text, "price as of 2025-H2; source: SkyPilot"));
+    free (text);
     gp_train_plan_result_destroy (r);
 }
 
