@@ -604,6 +604,8 @@ struct gp_train_plan_result {
 /* Plan 'rq' against 'cat'.  On success returns 0 and stores in '*out' a
  * result the caller frees with gp_train_plan_result_destroy(); a result
  * with no feasible accelerator (any_feasible 0) is still a success.
+ * The result borrows accelerator and instance rows from 'cat' (and the
+ * zoo's strings from rq->zoo): keep them alive while it is used.
  * Errors (nothing stored): GP_EINVAL for a missing model, count/deadline
  * or tokens, bad dimensions or an accelerator without peak FLOP/s or
  * memory; GP_ENOTFOUND for an unknown model, accelerator or instance
