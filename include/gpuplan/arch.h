@@ -95,6 +95,9 @@ int gp_arch_check (const struct gp_arch *a, gp_error_t *err);
  */
 double gp_arch_kv_elems_per_token (const struct gp_arch *a);
 
+/* Short names: "swiglu", else "gelu"; "mla", "gqa", else "mha".
+ * Static strings.
+ */
 const char *gp_mlp_str (enum gp_mlp m);
 const char *gp_attn_str (enum gp_attn a);
 
@@ -106,8 +109,11 @@ struct gp_zoo;
  * file:line and the column.
  */
 struct gp_zoo *gp_zoo_load (const char *extra_csv, gp_error_t *err);
+/* Free 'zoo' and every string its entries borrow (NULL is fine). */
 void gp_zoo_destroy (struct gp_zoo *zoo);
+/* Number of models in 'zoo'. */
 size_t gp_zoo_size (const struct gp_zoo *zoo);
+/* Model 'i' (< gp_zoo_size), borrowed from 'zoo'; NULL out of range. */
 const struct gp_arch *gp_zoo_get (const struct gp_zoo *zoo, size_t i);
 
 /* Find a model by id (case-insensitive); NULL + GP_ENOTFOUND with the

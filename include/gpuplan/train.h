@@ -19,6 +19,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/defaults.h"
 #include "gpuplan/error.h"
+#include "gpuplan/price.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -175,12 +176,18 @@ struct gp_train_model {
     double matmul_active;     /* active params in GEMMs (excl. input emb.) */
 };
 
-/* Fill 'm' from 'a'.  Returns 0 or GP_EINVAL when a dimension is missing. */
+/* Fill 'm' from 'a' (parameter counts in elements).  Returns 0, or
+ * GP_EINVAL naming the missing dimension ('m' then undefined).
+ */
 int gp_train_prep (const struct gp_arch *a,
                    struct gp_train_model *m,
                    gp_error_t *err);
 
-/* Job defaults: bf16, weights 2 B, fp32 gradients 4 B, Adam 12 B. */
+/* Fill 'job' with the defaults: sequences of 4,096 tokens, the global
+ * batch of the registry's GP_DEF_TRAIN_BATCH_TOKENS in sequences
+ * (gp_train_batch_sequences: 1,024), bf16, weights 2 B, fp32 gradients
+ * 4 B, Adam 12 B per parameter, fused attention, tokens 0 (unknown).
+ */
 void gp_train_job_default (struct gp_train_job *job);
 
 /* The training efficiency factors of generation 'g' (the catalog's
@@ -190,8 +197,10 @@ void gp_train_job_default (struct gp_train_job *job);
 void gp_train_eff_for (const struct gp_generation *g,
                        struct gp_train_eff *eff);
 
-/* Hardware view of accelerator 'a' for 'precision', with documented
- * defaults for the fabric (per-GPU NIC bandwidth by generation).
+/* Fill 'hw' with the hardware view of accelerator 'a' (borrowed, not
+ * kept) for 'precision', with documented defaults for the fabric (per-GPU
+ * NIC bandwidth by generation, byte/s) and GPUs per node.  A missing
+ * peak FLOP/s or memory leaves 0 there (callers check).
  */
 void gp_train_hw_from_accel (const struct gp_accel *a,
                              enum gp_precision precision,
@@ -214,21 +223,29 @@ double gp_train_act_layer_bytes (const struct gp_train_model *m,
                                  double seq_len,
                                  int flash);
 
-/* Memory per GPU (most loaded stage). */
+/* Fill 'out' with the memory per GPU of the most loaded pipeline stage,
+ * bytes, and whether it fits hw->mem_bytes.  The layout must pass
+ * gp_train_check.
+ */
 void gp_train_memory (const struct gp_train_model *m,
                       const struct gp_train_job *job,
                       const struct gp_train_hw *hw,
                       const struct gp_layout *l,
                       struct gp_train_mem *out);
 
-/* Step time and derived rates.  The layout must pass gp_train_check. */
+/* Fill 'out' with the step time (s) by term and the derived rates
+ * (tokens/s, FLOP/s per GPU, MFU, HFU).  The layout must pass
+ * gp_train_check.  Pure arithmetic, no allocation.
+ */
 void gp_train_time (const struct gp_train_model *m,
                     const struct gp_train_job *job,
                     const struct gp_train_hw *hw,
                     const struct gp_layout *l,
                     struct gp_train_time *out);
 
-/* Both of the above after gp_train_check; returns its result. */
+/* gp_train_check, then memory and time into 'out'.  Returns 0, or
+ * gp_train_check's GP_EINVAL with the reason in 'err' ('out' untouched).
+ */
 int gp_train_eval (const struct gp_train_model *m,
                    const struct gp_train_job *job,
                    const struct gp_train_hw *hw,
@@ -269,6 +286,12 @@ struct gp_reliability {
 #define GP_FAIL_PER_GPU_HOUR_DEFAULT                                          \
     (gp_default (NULL, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR))
 
+/* Fill 'out' from 'in': job MTBF (s), checkpoint write time (s), the
+ * Young/Daly interval (Daly 2006, eq. 37), the lost fraction and
+ * goodput, and the storage bandwidth (byte/s) that keeps checkpointing
+ * within in->target_overhead (0 = 5 %).  Rates <= 0 take
+ * GP_FAIL_PER_GPU_HOUR_DEFAULT.
+ */
 void gp_reliability_eval (const struct gp_reliability_in *in,
                           struct gp_reliability *out);
 
@@ -306,6 +329,7 @@ struct gp_search_fix {
     int schedule;    /* enum gp_schedule or -1 (= 1F1B); never searched */
 };
 
+/* Set every field of 'f' free (-1; max_tp 0 = the scale-up domain). */
 void gp_search_fix_free (struct gp_search_fix *f);
 
 struct gp_search_stats {
@@ -317,8 +341,9 @@ struct gp_search_stats {
 };
 
 /* Enumerate every layout of 'n_gpus' allowed by 'fix' and keep the
- * 'k' fastest that fit in 'top' (sorted, fastest first).  Returns the
- * number kept (0 = nothing fits; see 'st').
+ * 'k' fastest that fit in 'top' ('k' entries, sorted, fastest first).
+ * Returns the number kept (0 = nothing fits; see 'st', which may be
+ * NULL).
  */
 size_t gp_search_layouts (const struct gp_train_model *m,
                           const struct gp_train_job *job,
@@ -329,14 +354,7 @@ size_t gp_search_layouts (const struct gp_train_model *m,
                           size_t k,
                           struct gp_search_stats *st);
 
-/* Inverse sizing: the fewest whole nodes whose fastest fitting layout
- * trains job->tokens within 'days' (throughput x goodput of
- * gp_train_reliability).  Sizes of 1, 1.25, 1.5, 1.75 x 2^j nodes are
- * tried up to 'max_gpus'; once one meets the date, every node count
- * between it and the previous candidate is tried, smallest first.
- * Returns the number of layouts in 'top' (0: no size meets the date; see
- * res->best_n and res->best_rate).
- */
+/* The answer of the deadline sizing. */
 struct gp_train_size {
     int n_gpus;                 /* the answer; 0 = no size meets the date */
     int best_n;                 /* the size with the highest goodput rate */
@@ -344,6 +362,15 @@ struct gp_train_size {
     struct gp_reliability rel;  /* at n_gpus */
 };
 
+/* Inverse sizing: the fewest whole nodes whose fastest fitting layout
+ * trains job->tokens within 'days' (throughput x goodput of
+ * gp_train_reliability).  Sizes of 1, 1.25, 1.5, 1.75 x 2^j nodes are
+ * tried up to 'max_gpus'; once one meets the date, every node count
+ * between it and the previous candidate is tried, smallest first.
+ * Returns the number of layouts in 'top' (at most 'k'; 0: no size meets
+ * the date, see res->best_n and res->best_rate).  Same as
+ * gp_train_size_deadline with the training model's reliability defaults.
+ */
 size_t gp_search_size (const struct gp_train_model *m,
                        const struct gp_train_job *job,
                        const struct gp_train_hw *hw,
@@ -354,10 +381,290 @@ size_t gp_search_size (const struct gp_train_model *m,
                        size_t k,
                        struct gp_train_size *res);
 
+/* Reliability inputs of the deadline sizing that a caller may replace
+ * (the plan passes its assumptions).  Start from
+ * gp_train_rel_params_init(): a field < 0 takes the training model's
+ * default (gp_train_reliability); 0 is a value (no restart cost, an
+ * instant checkpoint).
+ */
+struct gp_train_rel_params {
+    double fail_per_gpu_hour;   /* 1/GPU-hour; <= 0: the registry's
+                                   reliability.fail_per_gpu_hour */
+    double restart_s;           /* detect + restart + reload, s; < 0: the
+                                   registry's reliability.restart_s */
+    double ckpt_write_s;        /* one checkpoint write, s; < 0: checkpoint
+                                   bytes / (storage_bw_per_node x nodes) */
+    double storage_bw_per_node; /* byte/s per node; <= 0: the registry's
+                                   train.ckpt_write_bw_per_node */
+};
+
+/* Every field -1: the training model's defaults. */
+void gp_train_rel_params_init (struct gp_train_rel_params *rp);
+
+/* gp_train_reliability with 'rp' replacing its defaults (NULL = none):
+ * fills 'out' for a job on 'n_gpus' GPUs, 'gpus_per_node' per node (<= 0
+ * = 8).  Pure arithmetic.
+ */
+void gp_train_reliability_with (const struct gp_train_model *m,
+                                const struct gp_train_job *job,
+                                double n_gpus,
+                                int gpus_per_node,
+                                const struct gp_train_rel_params *rp,
+                                struct gp_reliability *out);
+
+/* Deadline sizing, the one used by `train --days` and by the plan: as
+ * gp_search_size, with the reliability model's inputs from 'rp' (NULL =
+ * the training model's defaults).  Returns the number of layouts written
+ * to 'top' (at most 'k'); 0 when no size up to 'max_gpus' meets the date
+ * (res->best_n, res->best_rate then describe the fastest size seen, or
+ * are 0 when nothing fits at any size).
+ */
+size_t gp_train_size_deadline (const struct gp_train_model *m,
+                               const struct gp_train_job *job,
+                               const struct gp_train_hw *hw,
+                               const struct gp_search_fix *fix,
+                               const struct gp_train_rel_params *rp,
+                               double days,
+                               int max_gpus,
+                               struct gp_train_result *top,
+                               size_t k,
+                               struct gp_train_size *res);
+
+/* Largest GPU count the deadline sizing tries. */
+#define GP_TRAIN_MAX_GPUS 262144
+
+/* The global batch in sequences for a batch of 'batch_tokens' tokens
+ * (<= 0: the registry's GP_DEF_TRAIN_BATCH_TOKENS) of 'seq_len'-token
+ * sequences: the nearest power of two of batch_tokens / seq_len (so that
+ * DP degrees and micro-batches divide it), at least 1.  seq_len must be
+ * > 0.
+ */
+double gp_train_batch_sequences (double batch_tokens, double seq_len);
+
+/* Short names of the enums ("none", "zero1", ...; "?" when out of
+ * range).  Static strings.
+ */
 const char *gp_sharding_str (enum gp_sharding s);
 const char *gp_recompute_str (enum gp_recompute r);
 const char *gp_precision_str (enum gp_precision p);
 const char *gp_schedule_str (enum gp_schedule s);
+
+/* ---------------------- the training plan (one call) ---------------------
+ * `gpuplan train` as a library call: resolve the model, build the job,
+ * and for each accelerator size the cluster (fixed count or deadline),
+ * search the layouts, explain the neighbours, and price the GPU-hours.
+ */
+
+#define GP_TRAIN_TOP_MAX 10    /* layouts kept per accelerator */
+#define GP_TRAIN_ALT_MAX 16    /* neighbouring layouts explained */
+#define GP_TRAIN_ACCEL_MAX 16  /* accelerators per request */
+
+/* Sharding search restriction (--framework). */
+enum gp_train_framework {
+    GP_FW_ANY = -1,
+    GP_FW_MEGATRON = 0, /* 3D parallel: no or distributed optimizer */
+    GP_FW_FSDP = 1,     /* fully sharded data parallel, no pipeline */
+};
+
+/* Explicit model dimensions; 0 keeps the zoo's value (mlp: -1). */
+struct gp_train_dims {
+    int layers, hidden, ffn_hidden, heads, kv_heads, vocab;
+    int mlp;                    /* enum gp_mlp, or -1 */
+    int moe_experts, moe_topk, moe_ffn_hidden;
+};
+
+/* What to plan.  Initialise with gp_train_request_init(); every field is
+ * optional unless said.  Strings are borrowed for the call.
+ */
+struct gp_train_request {
+    const char *model;          /* zoo id; NULL/"" = "custom" from dims */
+    const struct gp_zoo *zoo;   /* NULL = the embedded zoo */
+    struct gp_train_dims dims;
+    const char *accels;         /* comma-separated accelerator ids;
+                                   NULL/"" = "H100-SXM" */
+    const char *instance;       /* a cloud instance: its accelerator, GPUs
+                                   per node and NIC bandwidth */
+    int gpus;                   /* fixed GPU count, or 0 */
+    double days;                /* deadline in days, or 0 (one of the two
+                                   is required; days needs tokens) */
+    double tokens;              /* training tokens, 0 = unknown */
+    double seq_len;             /* tokens; 0 = 4,096 */
+    double global_batch;        /* sequences; 0 = from batch_tokens */
+    double batch_tokens;        /* 0 = GP_DEF_TRAIN_BATCH_TOKENS of
+                                   'defaults' */
+    int precision;              /* enum gp_precision, or -1 = bf16 */
+    int optimizer_states;       /* 0 fp32, 1 bf16 Adam moments, -1 = 0 */
+    int framework;              /* enum gp_train_framework */
+    int pp_schedule;            /* enum gp_schedule, or -1 = 1F1B */
+    int top;                    /* layouts listed, 1..10; 0 = 3 */
+    int gpus_per_node;          /* 0 = the accelerator's or instance's */
+    int scale_up_domain;        /* 0 = the catalog's */
+    double nic_bw;              /* scale-out byte/s per GPU; 0 = default */
+    double nic_latency;         /* s per hop; 0 = default */
+    double oversubscription;    /* >= 1; 0 = 1 */
+    const struct gp_train_rel_params *rel; /* NULL = training defaults */
+    const struct gp_defaults *defaults;    /* values in force for the
+                                              registry's keys (batch);
+                                              NULL = the registry's */
+};
+
+/* Fill 'rq' with "nothing given": zeros, NULLs and -1 for the enums. */
+void gp_train_request_init (struct gp_train_request *rq);
+
+/* Which neighbour of the chosen layout (one change from it). */
+enum gp_train_change {
+    GP_CHG_TP_X2,
+    GP_CHG_TP_HALF,
+    GP_CHG_PP_X2,
+    GP_CHG_PP_X2_NO_VPP,        /* pp x2 and interleaving dropped */
+    GP_CHG_PP_HALF,
+    GP_CHG_MB_X2,
+    GP_CHG_RECOMPUTE_NONE,
+    GP_CHG_RECOMPUTE_SELECTIVE,
+    GP_CHG_RECOMPUTE_FULL,
+    GP_CHG_SHARD_NONE,
+    GP_CHG_SHARD_ZERO1,
+    GP_CHG_SHARD_ZERO2,
+    GP_CHG_SHARD_ZERO3,
+};
+
+/* Why a neighbour lost. */
+enum gp_train_verdict {
+    GP_VERDICT_INVALID,         /* fails gp_train_check ('invalid') */
+    GP_VERDICT_OOM,             /* does not fit in memory */
+    GP_VERDICT_AS_FAST,         /* not slower (ties lose to search order) */
+    GP_VERDICT_SLOWER,          /* slower; 'term' grew the most */
+};
+
+/* Step-time terms, for the verdict's largest growing term. */
+enum gp_train_term {
+    GP_TERM_BUBBLE,
+    GP_TERM_TP,
+    GP_TERM_DP,
+    GP_TERM_GEMM,               /* recompute and GEMM efficiency */
+    GP_TERM_MEMORY_BOUND,
+    GP_TERM_ATTENTION,
+    GP_TERM_P2P,
+    GP_TERM_OPTIMIZER,
+    GP_TERM_EP_CP,              /* expert/context communication */
+};
+
+struct gp_train_neighbour {
+    enum gp_train_change change;
+    struct gp_layout layout;
+    enum gp_train_verdict verdict;
+    char invalid[200];          /* GP_VERDICT_INVALID: the check's reason */
+    double mem_bytes;           /* OOM: needed per GPU */
+    double capacity_bytes;      /* OOM: HBM per GPU */
+    double slowdown;            /* step / chosen step - 1 */
+    enum gp_train_term term;    /* SLOWER: the term that grew most */
+    double term_delta_s;        /* its growth, s per step */
+};
+
+/* Why an accelerator has no plan. */
+enum gp_train_infeasible {
+    GP_TRAIN_FEASIBLE,
+    GP_TRAIN_OOM_AT_COUNT,      /* fixed count: closest layout needs
+                                   oom_bytes of capacity_bytes */
+    GP_TRAIN_NO_LAYOUT_AT_COUNT,/* fixed count: nothing divides */
+    GP_TRAIN_BATCH_CAPS,        /* deadline: best_n GPUs at best_rate is
+                                   the fastest, too slow */
+    GP_TRAIN_NO_FIT_ANY_SIZE,   /* deadline: nothing fits up to
+                                   GP_TRAIN_MAX_GPUS */
+};
+
+/* The plan for one accelerator. */
+struct gp_train_accel_plan {
+    const struct gp_accel *accel;  /* borrowed from the catalog */
+    struct gp_train_hw hw;
+    int gpus_per_node;
+    int feasible;
+    enum gp_train_infeasible why;
+    double oom_bytes, capacity_bytes;   /* GP_TRAIN_OOM_AT_COUNT */
+    int best_n;                 /* GP_TRAIN_BATCH_CAPS */
+    double best_rate;           /* tokens/s x goodput at best_n */
+    int n_gpus, nodes;
+    size_t n_top;
+    struct gp_train_result top[GP_TRAIN_TOP_MAX]; /* fastest first */
+    struct gp_reliability rel;  /* at n_gpus */
+    double days, gpu_hours, energy_kwh; /* 0 = unknown (no tokens/TDP) */
+    double interruptions;       /* expected over the run; 0 = unknown */
+    double lost_gpu_hours;      /* gpu_hours x reliability overhead */
+    int batch_limited;          /* bubble > 30 % of the step */
+    struct gp_gpu_price price;  /* on-demand, gp_price_gpu_hour; inst NULL
+                                   when the catalog prices none */
+    double on_demand_usd;       /* gpu_hours x price; 0 = unknown */
+    size_t n_alt;
+    struct gp_train_neighbour alt[GP_TRAIN_ALT_MAX];
+};
+
+/* The result of gp_train_plan (caller-owned). */
+struct gp_train_plan_result {
+    struct gp_arch arch;        /* resolved; arch.source borrowed from the
+                                   zoo (NULL after the call when the
+                                   embedded zoo was loaded by it) */
+    struct gp_train_model model;
+    struct gp_train_job job;
+    double target_days;         /* the request's deadline, 0 = none */
+    int fixed_gpus;             /* the request's count, 0 = deadline */
+    size_t n_accels;
+    struct gp_train_accel_plan *accels;
+    int any_feasible;
+};
+
+/* Plan 'rq' against 'cat'.  On success returns 0 and stores in '*out' a
+ * result the caller frees with gp_train_plan_result_destroy(); a result
+ * with no feasible accelerator (any_feasible 0) is still a success.
+ * The result borrows accelerator and instance rows from 'cat' (and the
+ * zoo's strings from rq->zoo): keep them alive while it is used.
+ * Errors (nothing stored): GP_EINVAL for a missing model, count/deadline
+ * or tokens, bad dimensions or an accelerator without peak FLOP/s or
+ * memory; GP_ENOTFOUND for an unknown model, accelerator or instance
+ * (the message names the closest ids); GP_ENOMEM.
+ */
+int gp_train_plan (const struct gp_catalog *cat,
+                   const struct gp_train_request *rq,
+                   struct gp_train_plan_result **out,
+                   gp_error_t *err);
+
+/* Free 'r' (NULL is fine). */
+void gp_train_plan_result_destroy (struct gp_train_plan_result *r);
+
+/* The architecture 'rq' names: its zoo entry with the explicit dims
+ * applied and the derived fields (heads, kv heads, head dim, attention
+ * type) completed.  Returns 0, GP_EINVAL (no model) or GP_ENOTFOUND
+ * (unknown id, closest ids in 'err').
+ */
+int gp_train_resolve_arch (const struct gp_train_request *rq,
+                           struct gp_arch *out, gp_error_t *err);
+
+/* Text of a neighbour's verdict ("out of memory: needs ...") and of an
+ * accelerator's infeasibility reason, into 'buf' of 'n' bytes.  Returns
+ * 'buf'.
+ */
+const char *gp_train_verdict_text (const struct gp_train_neighbour *nb,
+                                   char *buf, size_t n);
+const char *gp_train_reason_text (const struct gp_train_plan_result *r,
+                                  const struct gp_train_accel_plan *p,
+                                  char *buf, size_t n);
+
+/* Label of a neighbour's change ("tp x2", "zero1", ...); static. */
+const char *gp_train_change_str (enum gp_train_change c);
+
+/* One layout as text ("tp8 pp4 dp16 cp1 ep1 vpp1 mb1 sp none zero1"). */
+void gp_train_layout_text (const struct gp_layout *l, char *buf, size_t n);
+
+struct json_t;
+
+/* The JSON document of `gpuplan train --json` (docs/formats/train.md).
+ * Returns a new reference the caller owns (json_decref), NULL on ENOMEM.
+ */
+struct json_t *gp_report_train_json (const struct gp_train_plan_result *r);
+
+/* The text report of `gpuplan train`.  Returns a malloc'd string the
+ * caller frees, NULL on ENOMEM.
+ */
+char *gp_report_train_text (const struct gp_train_plan_result *r);
 
 #ifdef __cplusplus
 }

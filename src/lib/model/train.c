@@ -13,7 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gpuplan/defaults.h"
 #include "gpuplan/train.h"
+#include "train_private.h"
 
 const char *gp_sharding_str (enum gp_sharding s)
 {
@@ -119,7 +121,7 @@ void gp_train_job_default (struct gp_train_job *job)
 {
     memset (job, 0, sizeof *job);
     job->seq_len = 4096;
-    job->global_batch = 1024;
+    job->global_batch = gp_train_batch_sequences (0, job->seq_len);
     job->precision = GP_PREC_BF16;
     job->weight_bytes = 2;
     job->grad_bytes = 4;
@@ -127,13 +129,13 @@ void gp_train_job_default (struct gp_train_job *job)
     job->flash_attn = 1;
 }
 
-/* Attention score and value widths summed over heads: a*(d_qk + d_v);
- * 2*a*d for MHA/GQA, a*(qk_nope + qk_rope + v) for MLA.
- */
-static double attn_width2 (const struct gp_train_model *m)
+double gp_train_batch_sequences (double batch_tokens, double seq_len)
 {
-    double dv = m->mla ? m->mla_v_dim : m->head_dim;
-    return (double)m->heads * (m->head_dim + dv);
+    double bt = batch_tokens > 0
+                    ? batch_tokens
+                    : gp_default (NULL, GP_DEF_TRAIN_BATCH_TOKENS);
+    double b = exp2 (floor (log2 (bt / seq_len) + 0.5));
+    return b < 1 ? 1 : b;
 }
 
 double gp_train_model_flops_per_token (const struct gp_train_model *m,
@@ -144,7 +146,7 @@ double gp_train_model_flops_per_token (const struct gp_train_model *m,
         return 6.0 * m->matmul_active
                + 12.0 * m->layers * seq_len * (double)m->heads * m->head_dim;
     return 6.0 * m->matmul_active
-           + 6.0 * m->layers * seq_len * attn_width2 (m);
+           + 6.0 * m->layers * seq_len * gp_train_attn_width2 (m);
 }
 
 /* ======================= efficiency by generation ====================== */
@@ -476,409 +478,6 @@ void gp_train_memory (const struct gp_train_model *m,
     o->fits = o->capacity <= 0 || o->headroom >= 0;
 }
 
-/* ============================= step time ============================== */
-
-/* Time of one GEMM (M x N x K) on 'hw': compute at a shape-dependent
- * efficiency, bounded below by its HBM traffic, plus a kernel overhead.
- */
-/* Share of ZeRO-3/FSDP parameter traffic hidden under compute, and of
- * the gradient reduction hidden under the last backward (frameworks
- * prefetch one layer ahead and bucket gradients; docs/model/training.md).
- */
-#define ZERO3_OVERLAP 0.7
-#define GRAD_OVERLAP 0.9
-/* Kernel launches of a MoE layer's forward beyond the GEMMs: router
- * GEMM epilogue, softmax/sigmoid, top-k, auxiliary loss, token counts,
- * permute, unpermute, dispatch and combine preprocessing (about 20 in
- * Megatron-Core's MoELayer forward; docs/model/training.md).
- */
-#define MOE_KERNELS 20
-
-static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
-                             double K)
-{
-    const struct gp_train_eff *e = &hw->eff;
-    double d = e->gemm_dim_half;
-    double eff = e->gemm_max / (1.0 + d / M + d / N + d / K);
-    double tc = 2.0 * M * N * K / (hw->peak_flops * eff);
-    double tm = 2.0 * (M * K + K * N + M * N) / (hw->mem_bw * e->hbm);
-    double t = (tc > tm ? tc : tm) + e->kernel_s;
-    /* FP8 (Transformer Engine recipes): both inputs are cast from BF16
-     * first, reading 2 and writing 1 byte per element, plus an amax
-     * reduction: a separate memory-bound kernel.
-     */
-    if (hw->fp8)
-        t += 3.0 * (M * K + K * N) / (hw->mem_bw * e->hbm) + e->kernel_s;
-    return t;
-}
-
-/* A grouped GEMM (Transformer Engine / CUTLASS grouped GEMM, as used for
- * the routed experts): 'n' problems of M x N x K in one kernel, each at
- * its own shape efficiency, paying the kernel overheads once.
- */
-static inline double grouped_gemm_s (const struct gp_train_hw *hw, double n,
-                                     double M, double N, double K)
-{
-    double over = hw->eff.kernel_s * (hw->fp8 ? 2 : 1);
-    return n * (gemm_s (hw, M, N, K) - over) + over;
-}
-
-/* Ring all-reduce of 'bytes' over 'n' ranks at bus bandwidth 'bw':
- * 2(n-1)/n * bytes / bw + latency (ring or tree, whichever is smaller).
- */
-static inline double allreduce_s (double bytes, double n, double bw,
-                                  double lat)
-{
-    if (n <= 1)
-        return 0;
-    double ring = 2.0 * (n - 1) * lat, tree = 2.0 * log2 (n) * lat;
-    return 2.0 * (n - 1) / n * bytes / bw + (ring < tree ? ring : tree);
-}
-
-/* All-gather or reduce-scatter: half an all-reduce. */
-static inline double gather_s (double bytes, double n, double bw, double lat)
-{
-    if (n <= 1)
-        return 0;
-    return (n - 1) / n * bytes / bw + (n - 1) * lat;
-}
-
-void gp_train_time (const struct gp_train_model *m,
-                    const struct gp_train_job *job,
-                    const struct gp_train_hw *hw,
-                    const struct gp_layout *l,
-                    struct gp_train_time *o)
-{
-    memset (o, 0, sizeof *o);
-    const struct gp_train_eff *e = &hw->eff;
-    double t = l->tp, pp = l->pp, cp = l->cp, dp = l->dp, ep = l->ep;
-    double h = m->hidden, s = job->seq_len;
-    double T = s / cp * l->micro_batch; /* tokens per micro-batch per GPU */
-    double qd = (double)m->heads * m->head_dim, kvd = 2.0 * m->kv_heads
-                                                     * m->head_dim;
-    int Ls = (m->layers + l->pp - 1) / l->pp;
-    double nmb = job->global_batch / (dp * l->micro_batch);
-    double dense_frac = m->layers ? (double)m->dense_layers / m->layers : 1;
-    double moe_frac = 1 - dense_frac;
-    int rec = l->recompute;
-
-    /* --- GEMMs of one layer, forward, one micro-batch --- */
-    double g;
-    if (m->mla) {
-        /* MLA (DeepSeek-V2 Sec. 2.1): down-projections to the latents
-         * (replicated over TP), up-projections to per-head Q, K_nope and
-         * V (split over TP), output projection from a*d_v.
-         */
-        double a = m->heads, dq = m->head_dim, dv = m->mla_v_dim;
-        double ql = m->mla_q_lora, kl = m->mla_kv_lora, rr = m->mla_rope;
-        g = ql > 0 ? gemm_s (hw, T, ql, h) + gemm_s (hw, T, a * dq / t, ql)
-                   : gemm_s (hw, T, a * dq / t, h);
-        g += gemm_s (hw, T, kl + rr, h);
-        g += gemm_s (hw, T, a * (dq - rr + dv) / t, kl);
-        g += gemm_s (hw, T, h, a * dv / t);
-    } else
-        g = gemm_s (hw, T, (qd + kvd) / t, h) + gemm_s (hw, T, h, qd / t);
-    double gd = 0, gm = 0;
-    if (dense_frac > 0) {
-        double f = m->ffn_hidden / t;
-        gd = gemm_s (hw, T, f * (m->mlp_mats - 1), h) + gemm_s (hw, T, h, f);
-    }
-    /* MoE: with sequence parallelism each GPU routes T/t tokens; the
-     * routed experts are not tensor-split (expert tensor parallel 1), so
-     * each of the E/ep local experts receives T/t * ep * top_k / E tokens
-     * (token-dropless, balanced) and runs as one grouped GEMM.
-     */
-    double Tm = T / t;
-    if (moe_frac > 0) {
-        double fm = m->moe_ffn_hidden;
-        double local = (double)m->moe_experts / ep;
-        double tpe = Tm * ep * m->moe_topk / m->moe_experts;
-        if (tpe < 1)
-            tpe = 1;
-        gm = grouped_gemm_s (hw, local, tpe, fm * (m->mlp_mats - 1), h)
-             + grouped_gemm_s (hw, local, tpe, h, fm);
-        if (m->moe_shared > 0) {
-            double fs = fm * m->moe_shared / t;
-            gm += gemm_s (hw, T, fs * (m->mlp_mats - 1), h)
-                  + gemm_s (hw, T, h, fs);
-        }
-        gm += gemm_s (hw, Tm, m->moe_experts, h); /* router */
-    }
-    double gemm_f = g + dense_frac * gd + moe_frac * gm;
-
-    /* --- attention core (per micro-batch, one layer, forward) --- */
-    double attn_flops = m->mla ? 2.0 * l->micro_batch * (s / cp) * s
-                                     * attn_width2 (m) / t
-                               : 4.0 * l->micro_batch * (s / cp) * s * qd / t;
-    double attn_f;
-    double mem_extra = 0;
-    if (job->flash_attn) {
-        attn_f = 0.5 * attn_flops / (hw->peak_flops * e->attn) + e->kernel_s;
-    } else {
-        /* unfused: batched GEMMs on the full s x s scores, softmax,
-         * mask and dropout through HBM (5 a s^2 b / t bytes written
-         * and read).
-         */
-        double hd = m->head_dim;
-        double bmm_eff = e->gemm_max / (1 + e->gemm_dim_half / hd
-                                        + 2 * e->gemm_dim_half / s);
-        attn_f = attn_flops / (hw->peak_flops * bmm_eff) + 2 * e->kernel_s;
-        mem_extra = 2.0 * 5.0 * m->heads * (s / cp) * s * l->micro_batch / t
-                    / (hw->mem_bw * e->hbm);
-    }
-    double attn_b = 2.0 * attn_f;
-    if (job->flash_attn)
-        attn_b = 2.5 * attn_f; /* flash backward recomputes the scores */
-
-    /* --- memory-bound element-wise work: every stored activation is
-     * written once and read twice in forward (MEM_PASSES = 3), twice
-     * that in backward ---
-     */
-    struct gp_layout nl = *l;
-    nl.recompute = GP_RECOMP_NONE;
-    double act = gp_train_act_layer_bytes (m, &nl, s, 1);
-    double mem_f = 3.0 * act / (hw->mem_bw * e->hbm) + mem_extra
-                   + 10 * e->kernel_s;
-    /* MoE: permute before dispatch and unpermute (weighted sum) after
-     * combine, each reading and writing T/t*top_k h-wide 16-bit rows, plus
-     * the router's softmax/top-k, auxiliary-loss and token-count kernels
-     * (MOE_KERNELS launches per layer forward).
-     */
-    if (moe_frac > 0)
-        mem_f += moe_frac * (2.0 * 2.0 * Tm * m->moe_topk * h * 2
-                                 / (hw->mem_bw * e->hbm)
-                             + MOE_KERNELS * e->kernel_s);
-
-    /* --- TP collectives: 2 per layer forward, 2 backward, of T*h 16-bit
-     * elements; SP replaces all-reduce by all-gather + reduce-scatter of
-     * the same volume ---
-     */
-    double tp_f = 0;
-    if (t > 1) {
-        int in_dom = l->tp <= hw->scale_up_domain;
-        double bw = in_dom ? hw->scale_up_bw * e->scale_up
-                           : hw->scale_out_bw * e->scale_out / hw->oversub;
-        double lat = in_dom ? 2e-6 : hw->scale_out_lat_s;
-        tp_f = 2.0 * allreduce_s (T * h * 2, t, bw, lat);
-    }
-    /* --- CP: ring exchange of K,V overlapped with attention --- */
-    double cp_f = 0;
-    if (cp > 1) {
-        int in_dom = l->tp * l->cp <= hw->scale_up_domain;
-        double bw = in_dom ? hw->scale_up_bw * e->scale_up
-                           : hw->scale_out_bw * e->scale_out / hw->oversub;
-        double kv_bytes = T * kvd / t * 2 * (cp - 1);
-        double c = kv_bytes / bw;
-        cp_f = c > attn_f ? c - attn_f : 0;
-    }
-    /* --- EP all-to-all: dispatch and combine (forward; the backward
-     * moves the same volume the other way).  The ep ranks fill scale-up
-     * domains of g = min(ep, domain) GPUs, N = ep/g domains.  A token's
-     * top_k copies go to uniformly spread experts: (g-1)/ep of them over
-     * NVLink directly; with N > 1 the dispatcher (DeepEP / HybridEP) sends
-     * one copy per distinct remote domain over the NIC, expected
-     * (N-1)(1-(1-1/N)^k), and forwards it over NVLink inside that
-     * domain.  NVLink and NIC traffic proceed concurrently. ---
-     */
-    double ep_f = 0;
-    if (moe_frac > 0 && ep > 1) {
-        double dom = hw->scale_up_domain > 1 ? hw->scale_up_domain : 1;
-        double gi = ep < dom ? ep : dom;
-        double N = ceil (ep / gi);
-        double row = h * 2, k = m->moe_topk;
-        double nv = Tm * k * row * (gi - 1) / ep, ib = 0;
-        if (N > 1) {
-            ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
-            nv += Tm * k * row * (ep - gi) / ep;
-        }
-        double t_nv = nv / (hw->scale_up_bw * e->scale_up);
-        double t_ib = ib / (hw->scale_out_bw * e->scale_out / hw->oversub);
-        double lat = 2e-6 * log2 (gi > 1 ? gi : 2)
-                     + (N > 1 ? hw->scale_out_lat_s * log2 (N) : 0);
-        ep_f = moe_frac * 2.0 * ((t_nv > t_ib ? t_nv : t_ib) + lat);
-    }
-
-    double fwd = gemm_f + attn_f + mem_f + tp_f + cp_f;
-    double bwd = 2.0 * gemm_f + attn_b + 2.0 * mem_f + tp_f + 2 * cp_f;
-    double recomp = 0;
-    if (rec == GP_RECOMP_FULL)
-        recomp = fwd;
-    else if (rec == GP_RECOMP_SELECTIVE && !job->flash_attn)
-        recomp = attn_f;
-    else if (rec == GP_RECOMP_SELECTIVE && m->mla) {
-        /* MLA up-projections recomputed in backward */
-        double a = m->heads, dq = m->head_dim, dv = m->mla_v_dim;
-        double ql = m->mla_q_lora, kl = m->mla_kv_lora, rr = m->mla_rope;
-        recomp = (ql > 0 ? gemm_s (hw, T, a * dq / t, ql) : 0)
-                 + gemm_s (hw, T, a * (dq - rr + dv) / t, kl);
-    }
-    /* EP all-to-all per layer and micro-batch (forward, backward and the
-     * recomputed forward) and the share hidden under compute: the
-     * a2a-overlap schedule runs one micro-batch's all-to-all under
-     * another's compute in the steady state (not in the warm-up and
-     * cool-down micro-batches); DualPipe overlaps every chunk pair.
-     */
-    double ep_mb = ep_f * (2.0 + (rec == GP_RECOMP_FULL));
-    double comp_mb = fwd + bwd + recomp;
-    double ep_hid = 0;
-    if (ep_mb > 0 && l->schedule != GP_SCHED_1F1B) {
-        double f = 1;
-        if (l->schedule == GP_SCHED_A2A_OVERLAP) {
-            f = 1 - ((pp - 1) / l->vpp + 1) / nmb;
-            if (f < 0)
-                f = 0;
-        }
-        ep_hid = f * (ep_mb < comp_mb ? ep_mb : comp_mb);
-    }
-    double layer_mb = comp_mb + ep_mb - ep_hid;
-
-    /* --- embedding and logits on the last stage --- */
-    double V = m->vocab;
-    double logit_f = gemm_s (hw, T, V / t, h)
-                     + 3.0 * T * V / t * 4 / (hw->mem_bw * e->hbm);
-    double logit_mb = 3.0 * logit_f;
-
-    double stage_mb = Ls * layer_mb + logit_mb;
-
-    /* --- pipeline: (m + (p-1)/v) stage slots; P2P of one activation per
-     * micro-batch and virtual stage each way ---
-     */
-    double bubble = pp > 1 ? (pp - 1) / l->vpp * stage_mb : 0;
-    /* DualPipe (DeepSeek-V3 Table 2): (p/2 - 1)(F&B + B - 3W) with a
-     * chunk pair F&B ~ F + B, B = 2F, W = F: (p/2 - 1) * 2/3 of a stage's
-     * F + B; pipeline P2P is overlapped.
-     */
-    if (l->schedule == GP_SCHED_DUALPIPE)
-        bubble = (pp / 2 - 1) * 2.0 / 3.0 * stage_mb;
-    double p2p = 0;
-    if (pp > 1 && l->schedule != GP_SCHED_DUALPIPE) {
-        double bytes = T * h * 2 / (l->seq_par ? t : 1);
-        double bw = hw->scale_out_bw * e->scale_out;
-        p2p = nmb * l->vpp * 2.0 * (bytes / bw + hw->scale_out_lat_s);
-    }
-
-    /* --- data parallel: gradients (and ZeRO parameters) --- */
-    double layer_p = m->attn_params / t + dense_frac * m->mlp_params / t
-                     + moe_frac * (m->moe_params
-                                   - m->moe_experts * m->expert_params)
-                           / t;
-    double P = Ls * layer_p + V * h / t;
-    /* routed experts: split over ep, gradients reduced over the
-     * tp*dp*cp/ep expert-data-parallel ranks
-     */
-    double PX = Ls * moe_frac * m->moe_experts * m->expert_params / ep;
-    double ndx = t * dp * cp / ep;
-    if (l->schedule == GP_SCHED_DUALPIPE) {
-        P *= 2;
-        PX *= 2;
-    }
-    double nd = dp * cp; /* Megatron reduces gradients over dp x cp */
-    double dp_exposed = 0;
-    if (nd > 1) {
-        int per_node = hw->gpus_per_node / (l->tp * l->cp);
-        if (per_node < 1)
-            per_node = 1;
-        double d_in = nd < per_node ? nd : per_node;
-        double bw;
-        if (d_in >= nd && l->tp * l->cp * nd <= hw->scale_up_domain)
-            bw = hw->scale_up_bw * e->scale_up;
-        else {
-            bw = d_in * hw->scale_out_bw * e->scale_out / hw->oversub;
-            double up = hw->scale_up_bw * e->scale_up;
-            if (bw > up)
-                bw = up;
-        }
-        double lat = hw->scale_out_lat_s;
-        double gb = job->grad_bytes > 2 ? 2 : job->grad_bytes; /* bf16 RS */
-        int sh = l->sharding;
-        if (sh == GP_SHARD_ZERO3 || sh == GP_SHARD_FSDP) {
-            /* per micro-batch: gather params forward and backward,
-             * reduce-scatter gradients, layer by layer over the whole DP
-             * world; prefetched under that micro-batch's compute up to
-             * ZERO3_OVERLAP.  PyTorch FSDP runs them as NCCL collectives
-             * over all NICs of a node; DeepSpeed ZeRO-3 gathers per
-             * parameter partition, which we model at one NIC per GPU.
-             */
-            double bw3 = bw;
-            if (sh == GP_SHARD_ZERO3 && nd > d_in)
-                bw3 = hw->scale_out_bw * e->scale_out / hw->oversub;
-            double c = 2.0 * gather_s (job->weight_bytes * P, nd, bw3, lat)
-                       + gather_s (gb * P, nd, bw3, lat);
-            if (ndx > 1 && PX > 0)
-                c += 2.0 * gather_s (job->weight_bytes * PX, ndx, bw3, lat)
-                     + gather_s (gb * PX, ndx, bw3, lat);
-            double win = Ls * (fwd + bwd + recomp);
-            double hid = ZERO3_OVERLAP * (c < win ? c : win);
-            dp_exposed = nmb * (c - hid);
-        } else {
-            double c;
-            if (sh == GP_SHARD_NONE)
-                c = allreduce_s (gb * P, nd, bw, lat);
-            else /* reduce-scatter grads + all-gather updated params */
-                c = gather_s (gb * P, nd, bw, lat)
-                    + gather_s (job->weight_bytes * P, nd, bw, lat);
-            if (ndx > 1 && PX > 0)
-                c += sh == GP_SHARD_NONE
-                         ? allreduce_s (gb * PX, ndx, bw, lat)
-                         : gather_s (gb * PX, ndx, bw, lat)
-                               + gather_s (job->weight_bytes * PX, ndx, bw,
-                                           lat);
-            /* overlapped with the last micro-batch's backward */
-            double win = Ls * bwd;
-            dp_exposed = c - GRAD_OVERLAP * (c < win ? c : win);
-        }
-    }
-
-    /* --- optimizer: Adam reads and writes every state it holds --- */
-    double shard = l->sharding >= GP_SHARD_ZERO1 ? nd : 1;
-    double shard_x = l->sharding >= GP_SHARD_ZERO1 && ndx > 1 ? ndx : 1;
-    double opt_bytes = 2.0 * (job->weight_bytes + job->grad_bytes
-                              + job->optim_bytes)
-                       * (P / shard + PX / shard_x);
-    double optim = opt_bytes / (hw->mem_bw * e->hbm);
-
-    o->gemm_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * gemm_f
-                + (rec == GP_RECOMP_SELECTIVE && m->mla ? nmb * Ls * recomp
-                                                        : 0);
-    o->attn_s = nmb * Ls * (attn_f + attn_b
-                            + (rec != GP_RECOMP_NONE ? attn_f : 0));
-    o->mem_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * mem_f
-               + nmb * logit_mb;
-    o->tp_comm_s = nmb * Ls * (2.0 + (rec == GP_RECOMP_FULL)) * tp_f;
-    o->cp_comm_s = nmb * Ls * 3.0 * cp_f;
-    o->ep_comm_s = nmb * Ls * (ep_mb - ep_hid);
-    o->ep_hidden_s = nmb * Ls * ep_hid;
-    o->pp_bubble_s = bubble;
-    o->pp_p2p_s = p2p;
-    o->dp_comm_s = dp_exposed;
-    o->optim_s = optim;
-    o->step_s = nmb * stage_mb + bubble + p2p + dp_exposed + optim;
-    o->overhead_s = o->step_s - (o->gemm_s + o->attn_s + o->mem_s
-                                 + o->tp_comm_s + o->cp_comm_s + o->ep_comm_s
-                                 + bubble + p2p + dp_exposed + optim);
-    if (o->overhead_s < 0)
-        o->overhead_s = 0;
-    double n_gpus = t * pp * cp * dp;
-    o->tokens_per_step = job->global_batch * s;
-    o->tokens_per_s = o->tokens_per_step / o->step_s;
-    o->tokens_per_s_per_gpu = o->tokens_per_s / n_gpus;
-    o->model_flops_per_token = gp_train_model_flops_per_token (m, s);
-    double attn_fpt = m->mla ? 6.0 * m->layers * s * attn_width2 (m)
-                             : 12.0 * m->layers * s * qd;
-    o->hw_flops_per_token = o->model_flops_per_token;
-    if (rec == GP_RECOMP_FULL)
-        o->hw_flops_per_token += o->model_flops_per_token / 3.0;
-    else if (rec == GP_RECOMP_SELECTIVE)
-        o->hw_flops_per_token += attn_fpt / 3.0;
-    o->model_flops_per_gpu = o->model_flops_per_token
-                             * o->tokens_per_s_per_gpu;
-    if (hw->peak_flops > 0) {
-        o->mfu = o->model_flops_per_gpu / hw->peak_flops;
-        o->hfu = o->hw_flops_per_token * o->tokens_per_s_per_gpu
-                 / hw->peak_flops;
-    }
-}
-
 int gp_train_eval (const struct gp_train_model *m,
                    const struct gp_train_job *job,
                    const struct gp_train_hw *hw,
@@ -941,21 +540,59 @@ void gp_reliability_eval (const struct gp_reliability_in *in,
     o->storage_bw_needed = dmax > 0 ? in->ckpt_bytes / dmax : 0;
 }
 
+void gp_train_rel_params_init (struct gp_train_rel_params *rp)
+{
+    rp->fail_per_gpu_hour = -1;
+    rp->restart_s = -1;
+    rp->ckpt_write_s = -1;
+    rp->storage_bw_per_node = -1;
+}
+
+void gp_train_reliability_with (const struct gp_train_model *m,
+                                const struct gp_train_job *job,
+                                double n_gpus,
+                                int gpus_per_node,
+                                const struct gp_train_rel_params *rp,
+                                struct gp_reliability *out)
+{
+    struct gp_train_rel_params dflt;
+    gp_train_rel_params_init (&dflt);
+    if (!rp)
+        rp = &dflt;
+    const struct gp_defaults *d = job->defaults; /* NULL: the registry */
+    struct gp_reliability_in ri;
+    memset (&ri, 0, sizeof ri);
+    ri.n_gpus = n_gpus;
+    ri.fail_per_gpu_hour =
+        rp->fail_per_gpu_hour > 0
+            ? rp->fail_per_gpu_hour
+            : gp_default (d, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR);
+    ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
+    /* Checkpoint storage bandwidth per node and restart time from the
+     * defaults registry (docs/model/defaults.md) unless overridden.
+     */
+    double bw_node = rp->storage_bw_per_node > 0
+                         ? rp->storage_bw_per_node
+                         : gp_default (d, GP_DEF_TRAIN_CKPT_WRITE_BW_PER_NODE);
+    if (rp->ckpt_write_s > 0)
+        ri.storage_bw = ri.ckpt_bytes / rp->ckpt_write_s;
+    else if (rp->ckpt_write_s == 0)
+        ri.storage_bw = 0; /* no checkpoint cost */
+    else
+        ri.storage_bw = bw_node * n_gpus
+                        / (gpus_per_node > 0 ? gpus_per_node : 8);
+    ri.restart_s = rp->restart_s >= 0
+                       ? rp->restart_s
+                       : gp_default (d, GP_DEF_RELIABILITY_RESTART_S);
+    ri.target_overhead = gp_default (d, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
+    gp_reliability_eval (&ri, out);
+}
+
 void gp_train_reliability (const struct gp_train_model *m,
                            const struct gp_train_job *job,
                            double n_gpus,
                            int gpus_per_node,
                            struct gp_reliability *out)
 {
-    const struct gp_defaults *d = job->defaults; /* NULL: the registry */
-    struct gp_reliability_in ri;
-    memset (&ri, 0, sizeof ri);
-    ri.n_gpus = n_gpus;
-    ri.fail_per_gpu_hour = gp_default (d, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR);
-    ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
-    ri.storage_bw = gp_default (d, GP_DEF_TRAIN_CKPT_WRITE_BW_PER_NODE)
-                    * n_gpus / (gpus_per_node > 0 ? gpus_per_node : 8);
-    ri.restart_s = gp_default (d, GP_DEF_RELIABILITY_RESTART_S);
-    ri.target_overhead = gp_default (d, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
-    gp_reliability_eval (&ri, out);
+    gp_train_reliability_with (m, job, n_gpus, gpus_per_node, NULL, out);
 }

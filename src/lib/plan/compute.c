@@ -81,6 +81,19 @@ static double scale_out_need (const struct gp_train_model *m,
     return hi;
 }
 
+/* The reliability inputs the plan's assumptions give the training
+ * model: its restart time and checkpoint write time.
+ */
+static struct gp_train_rel_params plan_rel (struct gp_plan_spec *s)
+{
+    struct gp_train_rel_params rp;
+    gp_train_rel_params_init (&rp);
+    rp.restart_s = A (s, "restart_s");
+    rp.ckpt_write_s = A (s, "checkpoint_write_s");
+    rp.fail_per_gpu_hour = A (s, "fail_per_gpu_hour");
+    return rp;
+}
+
 static double train_rate (struct gp_plan_spec *s,
                           const struct gp_train_model *m,
                           const struct gp_train_job *job,
@@ -93,16 +106,9 @@ static double train_rate (struct gp_plan_spec *s,
     struct gp_search_stats st;
     if (gp_search_layouts (m, job, hw, n, &fix, top, 1, &st) == 0)
         return 0;
-    struct gp_reliability_in ri = {0};
-    ri.n_gpus = n;
-    ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
-    double w = A (s, "checkpoint_write_s");
-    ri.storage_bw = w > 0 ? ri.ckpt_bytes / w : 0;
-    ri.restart_s = A (s, "restart_s");
-    ri.fail_per_gpu_hour = A (s, "fail_per_gpu_hour");
-    ri.target_overhead = gp_default (NULL, GP_DEF_TRAIN_CKPT_OVERHEAD_TARGET);
+    struct gp_train_rel_params rp = plan_rel (s);
     struct gp_reliability rel;
-    gp_reliability_eval (&ri, &rel);
+    gp_train_reliability_with (m, job, n, hw->gpus_per_node, &rp, &rel);
     if (interval_s)
         *interval_s = rel.interval_s;
     if (best)
@@ -144,6 +150,55 @@ static void add_busy (double *d, size_t T, double start, double months,
     }
 }
 
+/* A training run with a deadline: the fewest whole nodes that finish
+ * it in time, by the training planner's deadline sizing (the same call
+ * as `gpuplan train --days`), with the plan's reliability assumptions.
+ */
+static int size_deadline (struct gp_plan_spec *s, size_t wi,
+                          const struct gp_plan_option_spec *os,
+                          const struct gp_train_model *m,
+                          const struct gp_train_job *job,
+                          const struct gp_train_hw *hw,
+                          struct plan_sizing *z)
+{
+    const struct gp_plan_workload *w = &s->workloads[wi];
+    struct gp_search_fix fix;
+    gp_search_fix_free (&fix);
+    struct gp_train_rel_params rp = plan_rel (s);
+    struct gp_train_result tr;
+    struct gp_train_size sz;
+    if (gp_train_size_deadline (m, job, hw, &fix, &rp, w->deadline_s / 86400,
+                                GP_TRAIN_MAX_GPUS, &tr, 1, &sz)) {
+        int n = sz.n_gpus;
+        double sec = w->tokens / (tr.time.tokens_per_s * sz.rel.goodput);
+        record_need (s, z, wi, m, job, hw, &tr);
+        z->job_gpus[wi] = n;
+        z->job_s[wi] = sec;
+        add_busy (z->demand, z->n_periods, w->start_month, sec / MONTH_S, n);
+        if (z->ckpt_interval_s == 0 && sz.rel.interval_s > 0)
+            z->ckpt_interval_s = sz.rel.interval_s;
+        if (z->run_gpu_hours == 0) {
+            z->run_gpu_hours = sec * n / 3600;
+            z->run_days = sec / 86400;
+        }
+        return 0;
+    }
+    z->code = GP_EINFEASIBLE;
+    if (sz.best_n)
+        snprintf (z->text, sizeof z->text,
+                  "workloads[%zu].deadline: %s cannot train %s on %.3g "
+                  "tokens in %.1f days (best %d GPUs, %.1f days)",
+                  wi, os->accel_id, w->model, w->tokens,
+                  w->deadline_s / 86400, sz.best_n,
+                  w->tokens / sz.best_rate / 86400);
+    else
+        snprintf (z->text, sizeof z->text,
+                  "workloads[%zu].deadline: no layout of %s fits %s at "
+                  "any size",
+                  wi, w->model, os->accel_id);
+    return -1;
+}
+
 static int size_training (struct gp_plan_spec *s, size_t wi,
                           const struct gp_arch *arch,
                           const struct gp_catalog *cat,
@@ -163,8 +218,9 @@ static int size_training (struct gp_plan_spec *s, size_t wi,
     gp_train_job_default (&job);
     job.precision = precision_of (w->precision);
     job.seq_len = w->seq_len > 0 ? w->seq_len : job.seq_len;
-    if (w->global_batch > 0)
-        job.global_batch = w->global_batch;
+    job.global_batch = w->global_batch > 0
+                           ? w->global_batch
+                           : gp_train_batch_sequences (0, job.seq_len);
     job.tokens = w->tokens;
     struct gp_train_hw hw;
     gp_train_hw_from_accel (os->accel, job.precision, &hw);
@@ -188,54 +244,8 @@ static int size_training (struct gp_plan_spec *s, size_t wi,
     hw.eff.attn *= mfu;
     int gpn = os->gpus_per_node;
     double interval = 0;
-    if (w->kind == GP_WL_TRAINING) {
-        /* The fewest whole nodes (1, 1.25, 1.5, 1.75 x 2^j) that finish by
-         * the deadline.
-         */
-        double need = w->tokens / w->deadline_s;
-        double best = 0;
-        int best_n = 0;
-        for (int j = 0; j < 16; j++) {
-            for (int q = 4; q < 8; q++) {
-                if ((q << j) % 4)
-                    continue;
-                int n = ((q << j) / 4) * gpn;
-                struct gp_train_result tr;
-                double r = train_rate (s, &m, &job, &hw, n, &interval, &tr);
-                if (r > best)
-                    best = r, best_n = n;
-                if (r >= need) {
-                    double sec = w->tokens / r;
-                    record_need (s, z, wi, &m, &job, &hw, &tr);
-                    z->job_gpus[wi] = n;
-                    z->job_s[wi] = sec;
-                    add_busy (z->demand, z->n_periods, w->start_month,
-                              sec / MONTH_S, n);
-                    if (z->ckpt_interval_s == 0 && interval > 0)
-                        z->ckpt_interval_s = interval;
-                    if (z->run_gpu_hours == 0) {
-                        z->run_gpu_hours = sec * n / 3600;
-                        z->run_days = sec / 86400;
-                    }
-                    return 0;
-                }
-            }
-        }
-        z->code = GP_EINFEASIBLE;
-        if (best_n)
-            snprintf (z->text, sizeof z->text,
-                      "workloads[%zu].deadline: %s cannot train %s on %.3g "
-                      "tokens in %.1f days (best %d GPUs, %.1f days)",
-                      wi, os->accel_id, w->model, w->tokens,
-                      w->deadline_s / 86400, best_n,
-                      w->tokens / best / 86400);
-        else
-            snprintf (z->text, sizeof z->text,
-                      "workloads[%zu].deadline: no layout of %s fits %s at "
-                      "any size",
-                      wi, w->model, os->accel_id);
-        return -1;
-    }
+    if (w->kind == GP_WL_TRAINING)
+        return size_deadline (s, wi, os, &m, &job, &hw, z);
     /* Recurring: each run on the fewest whole nodes it fits on. */
     for (int nodes = 1; nodes <= 4096; nodes *= 2) {
         int n = nodes * gpn;

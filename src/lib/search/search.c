@@ -64,6 +64,134 @@ static int vals (int fixed, const int *cand, int n_cand, int *out)
     return n_cand;
 }
 
+/* The loops of one search and where they keep their answers. */
+struct sctx {
+    const struct gp_train_model *m;
+    const struct gp_train_job *job;
+    const struct gp_train_hw *hw;
+    const struct gp_search_fix *fix;
+    struct gp_train_result *top;
+    size_t k, *n;
+    struct gp_search_stats *st;
+    int vv[6], mm[5], eps[11];
+    int nv, nm, nep;
+    int r0, r1, s0, s1;          /* recompute and sharding ranges */
+};
+
+/* Memory, then (when it fits) time of layout 'l' under every
+ * recomputation and sharding stage allowed; keeps the fastest.
+ */
+static void try_stages (const struct sctx *c, struct gp_layout l)
+{
+    const struct gp_search_fix *fix = c->fix;
+    struct gp_search_stats *st = c->st;
+    for (int r = c->r0; r <= c->r1; r++) {
+        /* with fused attention, selective recompute changes nothing:
+         * skip the duplicate unless asked for
+         */
+        if (r == GP_RECOMP_SELECTIVE && c->job->flash_attn && !c->m->mla
+            && fix->recompute < 0)
+            continue;
+        l.recompute = r;
+        for (int sh = c->s0; sh <= c->s1; sh++) {
+            /* ZeRO-2/3 with PP is not offered by Megatron; FSDP style
+             * means pp = 1.
+             */
+            if (fix->sharding < 0 && sh >= 2 && l.pp > 1)
+                continue;
+            l.sharding = sh;
+            struct gp_train_result res;
+            res.layout = l;
+            gp_train_memory (c->m, c->job, c->hw, &l, &res.mem);
+            st->evaluated += 1;
+            if (!res.mem.fits) {
+                st->rejected_oom += 1;
+                if (!st->have_oom
+                    || res.mem.headroom > st->best_oom.mem.headroom) {
+                    gp_train_time (c->m, c->job, c->hw, &l, &res.time);
+                    st->best_oom = res;
+                    st->have_oom = 1;
+                }
+                continue;
+            }
+            gp_train_time (c->m, c->job, c->hw, &l, &res.time);
+            keep (c->top, c->k, c->n, &res);
+        }
+    }
+}
+
+/* Every EP degree, virtual stage count and micro-batch of tp x cp x pp
+ * x dp.
+ */
+static void try_splits (const struct sctx *c, int tp, int cp, int pp,
+                        int dp)
+{
+    const struct gp_search_fix *fix = c->fix;
+    double per = (double)(c->r1 - c->r0 + 1) * (c->s1 - c->s0 + 1);
+    for (int e = 0; e < c->nep; e++) {
+        int ep = c->eps[e];
+        if (ep > 1 && ((tp * dp * cp) % ep || c->m->moe_experts % ep))
+            continue;
+        for (int v = 0; v < c->nv; v++) {
+            int vpp = c->vv[v];
+            if (vpp > 1 && (pp < 2 || pp * vpp > c->m->layers))
+                continue;
+            for (int b = 0; b < c->nm; b++) {
+                if (fmod (c->job->global_batch, (double)dp * c->mm[b]) != 0) {
+                    c->st->rejected_div += per;
+                    continue;
+                }
+                struct gp_layout l = {
+                    .tp = tp, .pp = pp, .dp = dp, .cp = cp, .ep = ep,
+                    .vpp = vpp, .micro_batch = c->mm[b],
+                    .seq_par = fix->seq_par >= 0 ? fix->seq_par : tp > 1,
+                    .schedule = fix->schedule > 0
+                                    ? (enum gp_schedule)fix->schedule
+                                    : GP_SCHED_1F1B,
+                };
+                if (gp_train_check (c->m, c->job, &l, NULL)) {
+                    c->st->rejected_div += per;
+                    continue;
+                }
+                try_stages (c, l);
+            }
+        }
+    }
+}
+
+/* Every PP degree of the GPUs left after tp x cp (DP is the rest). */
+static void try_pipelines (const struct sctx *c, int n_gpus, int tp, int cp)
+{
+    const struct gp_search_fix *fix = c->fix;
+    int rest = n_gpus / (tp * cp);
+    /* DP = rest/PP must divide the global batch, so PP is a multiple of
+     * rest / gcd(rest, batch): step over those only.
+     */
+    int step = 1;
+    double gbr = floor (c->job->global_batch + 0.5);
+    if (fabs (c->job->global_batch - gbr) < 1e-9 && gbr < 2e9)
+        step = rest / (int)gcd_ll (rest, (long long)gbr);
+    for (int pp = step; pp <= rest; pp += step) {
+        if (rest % pp)
+            continue;
+        if (fix->pp > 0 && pp != fix->pp)
+            continue;
+        if (pp > c->m->layers)
+            break;
+        int dp = rest / pp;
+        if (fix->dp > 0 && dp != fix->dp)
+            continue;
+        /* cheap pre-filter: DP must divide the global batch */
+        if (fmod (c->job->global_batch, (double)dp) != 0) {
+            c->st->rejected_div += (double)c->nep * c->nv * c->nm
+                                   * (c->r1 - c->r0 + 1)
+                                   * (c->s1 - c->s0 + 1);
+            continue;
+        }
+        try_splits (c, tp, cp, pp, dp);
+    }
+}
+
 size_t gp_search_layouts (const struct gp_train_model *m,
                           const struct gp_train_job *job,
                           const struct gp_train_hw *hw,
@@ -83,139 +211,40 @@ size_t gp_search_layouts (const struct gp_train_model *m,
     static const int pow2[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
     static const int vpps[] = {1, 2, 3, 4, 6, 8};
     static const int mbs[] = {1, 2, 4, 8, 16};
+    struct sctx c = {.m = m, .job = job, .hw = hw, .fix = fix, .top = top,
+                     .k = k, .n = &n, .st = st};
     int max_tp = fix->max_tp > 0 ? fix->max_tp : hw->scale_up_domain;
     if (max_tp > 64)
         max_tp = 64;
-    int tps[11], cps[11], vv[6], mm[5], eps[11];
+    int tps[11], cps[11];
     int ntp = vals (fix->tp, pow2, 11, tps);
     int ncp = vals (fix->cp, pow2, 6, cps); /* up to 32 */
-    int nv = vals (fix->vpp, vpps, 6, vv);
-    int nm = vals (fix->micro_batch, mbs, 5, mm);
-    int nep = m->moe_experts ? vals (fix->ep, pow2, 11, eps) : 1;
+    c.nv = vals (fix->vpp, vpps, 6, c.vv);
+    c.nm = vals (fix->micro_batch, mbs, 5, c.mm);
+    c.nep = m->moe_experts ? vals (fix->ep, pow2, 11, c.eps) : 1;
     if (!m->moe_experts)
-        eps[0] = 1;
-    int r0 = fix->recompute >= 0 ? fix->recompute : 0;
-    int r1 = fix->recompute >= 0 ? fix->recompute : 2;
-    int s0 = fix->sharding >= 0 ? fix->sharding : 0;
-    int s1 = fix->sharding >= 0       ? fix->sharding
-             : fix->sharding_max >= 0 ? fix->sharding_max
-                                      : 3;
+        c.eps[0] = 1;
+    c.r0 = fix->recompute >= 0 ? fix->recompute : 0;
+    c.r1 = fix->recompute >= 0 ? fix->recompute : 2;
+    c.s0 = fix->sharding >= 0 ? fix->sharding : 0;
+    c.s1 = fix->sharding >= 0       ? fix->sharding
+           : fix->sharding_max >= 0 ? fix->sharding_max
+                                    : 3;
     /* Long sequences are what CP is for; below 16k it only adds comm. */
     int cp_max = job->seq_len >= 16384 ? 32 : 1;
     if (fix->cp > 0)
         cp_max = fix->cp;
-
     for (int a = 0; a < ntp; a++) {
         int tp = tps[a];
         if (fix->tp <= 0 && (tp > max_tp || m->heads % tp))
             continue;
         if (n_gpus % tp)
             continue;
-        for (int c = 0; c < ncp; c++) {
-            int cp = cps[c];
+        for (int ci = 0; ci < ncp; ci++) {
+            int cp = cps[ci];
             if (cp > cp_max || (n_gpus / tp) % cp)
                 continue;
-            int rest = n_gpus / (tp * cp);
-            /* DP = rest/PP must divide the global batch, so PP is a
-             * multiple of rest / gcd(rest, batch): step over those only.
-             */
-            int step = 1;
-            double gbr = floor (job->global_batch + 0.5);
-            if (fabs (job->global_batch - gbr) < 1e-9 && gbr < 2e9)
-                step = rest / (int)gcd_ll (rest, (long long)gbr);
-            for (int pp = step; pp <= rest; pp += step) {
-                if (rest % pp)
-                    continue;
-                if (fix->pp > 0 && pp != fix->pp)
-                    continue;
-                if (pp > m->layers)
-                    break;
-                int dp = rest / pp;
-                if (fix->dp > 0 && dp != fix->dp)
-                    continue;
-                /* cheap pre-filter: DP must divide the global batch */
-                if (fmod (job->global_batch, (double)dp) != 0) {
-                    st->rejected_div += (double)nep * nv * nm
-                                        * (r1 - r0 + 1) * (s1 - s0 + 1);
-                    continue;
-                }
-                for (int e = 0; e < nep; e++) {
-                    int ep = eps[e];
-                    if (ep > 1
-                        && ((tp * dp * cp) % ep || m->moe_experts % ep))
-                        continue;
-                    for (int v = 0; v < nv; v++) {
-                        int vpp = vv[v];
-                        if (vpp > 1 && (pp < 2 || pp * vpp > m->layers))
-                            continue;
-                        for (int b = 0; b < nm; b++) {
-                            if (fmod (job->global_batch,
-                                      (double)dp * mm[b]) != 0) {
-                                st->rejected_div +=
-                                    (r1 - r0 + 1) * (s1 - s0 + 1);
-                                continue;
-                            }
-                            struct gp_layout l = {
-                                .tp = tp, .pp = pp, .dp = dp, .cp = cp,
-                                .ep = ep, .vpp = vpp, .micro_batch = mm[b],
-                                .seq_par = fix->seq_par >= 0
-                                               ? fix->seq_par
-                                               : tp > 1,
-                                .schedule = fix->schedule > 0
-                                                ? (enum gp_schedule)
-                                                      fix->schedule
-                                                : GP_SCHED_1F1B,
-                            };
-                            if (gp_train_check (m, job, &l, NULL)) {
-                                st->rejected_div +=
-                                    (r1 - r0 + 1) * (s1 - s0 + 1);
-                                continue;
-                            }
-                            for (int r = r0; r <= r1; r++) {
-                                /* with fused attention, selective
-                                 * recompute changes nothing: skip the
-                                 * duplicate unless asked for
-                                 */
-                                if (r == GP_RECOMP_SELECTIVE
-                                    && job->flash_attn && !m->mla
-                                    && fix->recompute < 0)
-                                    continue;
-                                l.recompute = r;
-                                for (int sh = s0; sh <= s1; sh++) {
-                                    /* ZeRO-2/3 with PP is not offered by
-                                     * Megatron; FSDP style means pp = 1.
-                                     */
-                                    if (fix->sharding < 0 && sh >= 2
-                                        && pp > 1)
-                                        continue;
-                                    l.sharding = sh;
-                                    struct gp_train_result res;
-                                    res.layout = l;
-                                    gp_train_memory (m, job, hw, &l,
-                                                     &res.mem);
-                                    st->evaluated += 1;
-                                    if (!res.mem.fits) {
-                                        st->rejected_oom += 1;
-                                        if (!st->have_oom
-                                            || res.mem.headroom
-                                                   > st->best_oom.mem
-                                                         .headroom) {
-                                            gp_train_time (m, job, hw, &l,
-                                                           &res.time);
-                                            st->best_oom = res;
-                                            st->have_oom = 1;
-                                        }
-                                        continue;
-                                    }
-                                    gp_train_time (m, job, hw, &l,
-                                                   &res.time);
-                                    keep (top, k, &n, &res);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            try_pipelines (&c, n_gpus, tp, cp);
         }
     }
     return n;
@@ -227,7 +256,8 @@ size_t gp_search_layouts (const struct gp_train_model *m,
 static size_t try_size (const struct gp_train_model *m,
                         const struct gp_train_job *job,
                         const struct gp_train_hw *hw,
-                        const struct gp_search_fix *fix, long long nodes,
+                        const struct gp_search_fix *fix,
+                        const struct gp_train_rel_params *rp, long long nodes,
                         int gpn, double need, struct gp_train_result *top,
                         size_t k, struct gp_train_size *res)
 {
@@ -236,7 +266,7 @@ static size_t try_size (const struct gp_train_model *m,
     if (!got)
         return 0;
     struct gp_reliability rel;
-    gp_train_reliability (m, job, (double)n, gpn, &rel);
+    gp_train_reliability_with (m, job, (double)n, gpn, rp, &rel);
     double rate = top[0].time.tokens_per_s * rel.goodput;
     if (rate > res->best_rate) {
         res->best_rate = rate;
@@ -249,15 +279,16 @@ static size_t try_size (const struct gp_train_model *m,
     return got;
 }
 
-size_t gp_search_size (const struct gp_train_model *m,
-                       const struct gp_train_job *job,
-                       const struct gp_train_hw *hw,
-                       const struct gp_search_fix *fix,
-                       double days,
-                       int max_gpus,
-                       struct gp_train_result *top,
-                       size_t k,
-                       struct gp_train_size *res)
+size_t gp_train_size_deadline (const struct gp_train_model *m,
+                               const struct gp_train_job *job,
+                               const struct gp_train_hw *hw,
+                               const struct gp_search_fix *fix,
+                               const struct gp_train_rel_params *rp,
+                               double days,
+                               int max_gpus,
+                               struct gp_train_result *top,
+                               size_t k,
+                               struct gp_train_size *res)
 {
     memset (res, 0, sizeof *res);
     if (job->tokens <= 0 || days <= 0 || k == 0)
@@ -272,8 +303,8 @@ size_t gp_search_size (const struct gp_train_model *m,
             long long nodes = ((long long)q << j) / 4;
             if (nodes * gpn > max_gpus)
                 return 0;
-            size_t got = try_size (m, job, hw, fix, nodes, gpn, need, top, k,
-                                   res);
+            size_t got = try_size (m, job, hw, fix, rp, nodes, gpn, need,
+                                   top, k, res);
             if (!got) {
                 prev_nodes = nodes;
                 continue;
@@ -282,14 +313,29 @@ size_t gp_search_size (const struct gp_train_model *m,
              * failed and this one, smallest first
              */
             for (long long r = prev_nodes + 1; r < nodes; r++) {
-                size_t g2 = try_size (m, job, hw, fix, r, gpn, need, top, k,
-                                      res);
+                size_t g2 = try_size (m, job, hw, fix, rp, r, gpn, need, top,
+                                      k, res);
                 if (g2)
                     return g2;
             }
             /* the refinement may have overwritten 'top': redo this size */
-            return try_size (m, job, hw, fix, nodes, gpn, need, top, k, res);
+            return try_size (m, job, hw, fix, rp, nodes, gpn, need, top, k,
+                             res);
         }
     }
     return 0;
+}
+
+size_t gp_search_size (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw,
+                       const struct gp_search_fix *fix,
+                       double days,
+                       int max_gpus,
+                       struct gp_train_result *top,
+                       size_t k,
+                       struct gp_train_size *res)
+{
+    return gp_train_size_deadline (m, job, hw, fix, NULL, days, max_gpus, top,
+                                   k, res);
 }

@@ -1,0 +1,602 @@
+/* train_time.c - the step time of a training layout, by concept:
+ * compute (GEMMs, attention, memory-bound kernels), communication (TP,
+ * CP, EP, DP/ZeRO), recomputation, the pipeline (bubble, send/recv),
+ * the optimizer step, and the rates that follow (tokens/s, MFU, HFU).
+ * Every formula and constant is in docs/model/training.md ("Step time").
+ */
+#include <math.h>
+#include <string.h>
+
+#include "gpuplan/train.h"
+#include "train_private.h"
+
+/* Time of one GEMM (M x N x K) on 'hw': compute at a shape-dependent
+ * efficiency, bounded below by its HBM traffic, plus a kernel overhead.
+ */
+/* Share of ZeRO-3/FSDP parameter traffic hidden under compute, and of
+ * the gradient reduction hidden under the last backward (frameworks
+ * prefetch one layer ahead and bucket gradients; docs/model/training.md).
+ */
+#define ZERO3_OVERLAP 0.7
+#define GRAD_OVERLAP 0.9
+/* Kernel launches of a MoE layer's forward beyond the GEMMs: router
+ * GEMM epilogue, softmax/sigmoid, top-k, auxiliary loss, token counts,
+ * permute, unpermute, dispatch and combine preprocessing (about 20 in
+ * Megatron-Core's MoELayer forward; docs/model/training.md).
+ */
+#define MOE_KERNELS 20
+
+static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
+                             double K)
+{
+    const struct gp_train_eff *e = &hw->eff;
+    double d = e->gemm_dim_half;
+    double eff = e->gemm_max / (1.0 + d / M + d / N + d / K);
+    double tc = 2.0 * M * N * K / (hw->peak_flops * eff);
+    double tm = 2.0 * (M * K + K * N + M * N) / (hw->mem_bw * e->hbm);
+    double t = (tc > tm ? tc : tm) + e->kernel_s;
+    /* FP8 (Transformer Engine recipes): both inputs are cast from BF16
+     * first, reading 2 and writing 1 byte per element, plus an amax
+     * reduction: a separate memory-bound kernel.
+     */
+    if (hw->fp8)
+        t += 3.0 * (M * K + K * N) / (hw->mem_bw * e->hbm) + e->kernel_s;
+    return t;
+}
+
+/* A grouped GEMM (Transformer Engine / CUTLASS grouped GEMM, as used for
+ * the routed experts): 'n' problems of M x N x K in one kernel, each at
+ * its own shape efficiency, paying the kernel overheads once.
+ */
+static inline double grouped_gemm_s (const struct gp_train_hw *hw, double n,
+                                     double M, double N, double K)
+{
+    double over = hw->eff.kernel_s * (hw->fp8 ? 2 : 1);
+    return n * (gemm_s (hw, M, N, K) - over) + over;
+}
+
+/* Ring all-reduce of 'bytes' over 'n' ranks at bus bandwidth 'bw':
+ * 2(n-1)/n * bytes / bw + latency (ring or tree, whichever is smaller).
+ */
+static inline double allreduce_s (double bytes, double n, double bw,
+                                  double lat)
+{
+    if (n <= 1)
+        return 0;
+    double ring = 2.0 * (n - 1) * lat, tree = 2.0 * log2 (n) * lat;
+    return 2.0 * (n - 1) / n * bytes / bw + (ring < tree ? ring : tree);
+}
+
+/* All-gather or reduce-scatter: half an all-reduce. */
+static inline double gather_s (double bytes, double n, double bw, double lat)
+{
+    if (n <= 1)
+        return 0;
+    return (n - 1) / n * bytes / bw + (n - 1) * lat;
+}
+
+/* What every term of one step shares: the layout's degrees and the
+ * per-micro-batch shapes.
+ */
+struct tctx {
+    const struct gp_train_model *m;
+    const struct gp_train_job *job;
+    const struct gp_train_hw *hw;
+    const struct gp_layout *l;
+    const struct gp_train_eff *e;
+    double t, pp, cp, dp, ep, h, s;
+    double T;                   /* tokens per micro-batch per GPU */
+    double Tm;                  /* tokens routed per GPU (MoE, with SP) */
+    double qd, kvd;
+    int Ls;                     /* layers per pipeline stage */
+    double nmb;                 /* micro-batches per step */
+    double dense_frac, moe_frac;
+    int rec;
+};
+
+static void tctx_init (struct tctx *cx, const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw,
+                       const struct gp_layout *l)
+{
+    cx->m = m;
+    cx->job = job;
+    cx->hw = hw;
+    cx->l = l;
+    cx->e = &hw->eff;
+    cx->t = l->tp, cx->pp = l->pp, cx->cp = l->cp, cx->dp = l->dp;
+    cx->ep = l->ep;
+    cx->h = m->hidden, cx->s = job->seq_len;
+    cx->T = cx->s / cx->cp * l->micro_batch;
+    cx->qd = (double)m->heads * m->head_dim;
+    cx->kvd = 2.0 * m->kv_heads * m->head_dim;
+    cx->Ls = (m->layers + l->pp - 1) / l->pp;
+    cx->nmb = job->global_batch / (cx->dp * l->micro_batch);
+    cx->dense_frac = m->layers ? (double)m->dense_layers / m->layers : 1;
+    cx->moe_frac = 1 - cx->dense_frac;
+    cx->rec = l->recompute;
+    cx->Tm = cx->T / cx->t;
+}
+
+/* Unpack the context into the names the formulas use. */
+#define TCTX_NAMES(c)                                                         \
+    const struct gp_train_model *m = (c)->m;                                  \
+    const struct gp_train_job *job = (c)->job;                                \
+    const struct gp_train_hw *hw = (c)->hw;                                   \
+    const struct gp_layout *l = (c)->l;                                       \
+    const struct gp_train_eff *e = (c)->e;                                    \
+    double t = (c)->t, pp = (c)->pp, cp = (c)->cp, dp = (c)->dp;              \
+    double ep = (c)->ep, h = (c)->h, s = (c)->s, T = (c)->T, Tm = (c)->Tm;    \
+    double qd = (c)->qd, kvd = (c)->kvd, nmb = (c)->nmb;                      \
+    double dense_frac = (c)->dense_frac, moe_frac = (c)->moe_frac;            \
+    int Ls = (c)->Ls, rec = (c)->rec;                                         \
+    (void)m, (void)job, (void)hw, (void)l, (void)e, (void)t, (void)pp;        \
+    (void)cp, (void)dp, (void)ep, (void)h, (void)s, (void)T, (void)Tm;        \
+    (void)qd, (void)kvd, (void)nmb, (void)dense_frac, (void)moe_frac;         \
+    (void)Ls, (void)rec
+
+/* ------------------------------- compute ------------------------------ */
+
+/* GEMMs of one layer, forward, one micro-batch. */
+static double gemm_fwd (const struct tctx *cx)
+{
+    TCTX_NAMES (cx);
+    double g;
+    if (m->mla) {
+        /* MLA (DeepSeek-V2 Sec. 2.1): down-projections to the latents
+         * (replicated over TP), up-projections to per-head Q, K_nope and
+         * V (split over TP), output projection from a*d_v.
+         */
+        double a = m->heads, dq = m->head_dim, dv = m->mla_v_dim;
+        double ql = m->mla_q_lora, kl = m->mla_kv_lora, rr = m->mla_rope;
+        g = ql > 0 ? gemm_s (hw, T, ql, h) + gemm_s (hw, T, a * dq / t, ql)
+                   : gemm_s (hw, T, a * dq / t, h);
+        g += gemm_s (hw, T, kl + rr, h);
+        g += gemm_s (hw, T, a * (dq - rr + dv) / t, kl);
+        g += gemm_s (hw, T, h, a * dv / t);
+    } else
+        g = gemm_s (hw, T, (qd + kvd) / t, h) + gemm_s (hw, T, h, qd / t);
+    double gd = 0, gm = 0;
+    if (dense_frac > 0) {
+        double f = m->ffn_hidden / t;
+        gd = gemm_s (hw, T, f * (m->mlp_mats - 1), h) + gemm_s (hw, T, h, f);
+    }
+    /* MoE: with sequence parallelism each GPU routes T/t tokens; the
+     * routed experts are not tensor-split (expert tensor parallel 1), so
+     * each of the E/ep local experts receives T/t * ep * top_k / E tokens
+     * (token-dropless, balanced) and runs as one grouped GEMM.
+     */
+    if (moe_frac > 0) {
+        double fm = m->moe_ffn_hidden;
+        double local = (double)m->moe_experts / ep;
+        double tpe = Tm * ep * m->moe_topk / m->moe_experts;
+        if (tpe < 1)
+            tpe = 1;
+        gm = grouped_gemm_s (hw, local, tpe, fm * (m->mlp_mats - 1), h)
+             + grouped_gemm_s (hw, local, tpe, h, fm);
+        if (m->moe_shared > 0) {
+            double fs = fm * m->moe_shared / t;
+            gm += gemm_s (hw, T, fs * (m->mlp_mats - 1), h)
+                  + gemm_s (hw, T, h, fs);
+        }
+        gm += gemm_s (hw, Tm, m->moe_experts, h); /* router */
+    }
+    return g + dense_frac * gd + moe_frac * gm;
+}
+
+/* Attention core, forward, one micro-batch and layer; its backward in
+ * '*attn_b' and the HBM traffic of unfused scores in '*mem_extra'.
+ */
+static double attn_fwd (const struct tctx *cx, double *attn_b_out,
+                        double *mem_extra_out)
+{
+    TCTX_NAMES (cx);
+    double attn_flops = m->mla ? 2.0 * l->micro_batch * (s / cp) * s
+                                     * gp_train_attn_width2 (m) / t
+                               : 4.0 * l->micro_batch * (s / cp) * s * qd / t;
+    double attn_f;
+    double mem_extra = 0;
+    if (job->flash_attn) {
+        attn_f = 0.5 * attn_flops / (hw->peak_flops * e->attn) + e->kernel_s;
+    } else {
+        /* unfused: batched GEMMs on the full s x s scores, softmax,
+         * mask and dropout through HBM (5 a s^2 b / t bytes written
+         * and read).
+         */
+        double hd = m->head_dim;
+        double bmm_eff = e->gemm_max / (1 + e->gemm_dim_half / hd
+                                        + 2 * e->gemm_dim_half / s);
+        attn_f = attn_flops / (hw->peak_flops * bmm_eff) + 2 * e->kernel_s;
+        mem_extra = 2.0 * 5.0 * m->heads * (s / cp) * s * l->micro_batch / t
+                    / (hw->mem_bw * e->hbm);
+    }
+    double attn_b = 2.0 * attn_f;
+    if (job->flash_attn)
+        attn_b = 2.5 * attn_f; /* flash backward recomputes the scores */
+    *attn_b_out = attn_b;
+    *mem_extra_out = mem_extra;
+    return attn_f;
+}
+
+/* Memory-bound element-wise work, forward, one micro-batch and layer. */
+static double mem_fwd (const struct tctx *cx, double mem_extra)
+{
+    TCTX_NAMES (cx);
+    /* --- memory-bound element-wise work: every stored activation is
+     * written once and read twice in forward (MEM_PASSES = 3), twice
+     * that in backward ---
+     */
+    struct gp_layout nl = *l;
+    nl.recompute = GP_RECOMP_NONE;
+    double act = gp_train_act_layer_bytes (m, &nl, s, 1);
+    double mem_f = 3.0 * act / (hw->mem_bw * e->hbm) + mem_extra
+                   + 10 * e->kernel_s;
+    /* MoE: permute before dispatch and unpermute (weighted sum) after
+     * combine, each reading and writing T/t*top_k h-wide 16-bit rows, plus
+     * the router's softmax/top-k, auxiliary-loss and token-count kernels
+     * (MOE_KERNELS launches per layer forward).
+     */
+    if (moe_frac > 0)
+        mem_f += moe_frac * (2.0 * 2.0 * Tm * m->moe_topk * h * 2
+                                 / (hw->mem_bw * e->hbm)
+                             + MOE_KERNELS * e->kernel_s);
+    return mem_f;
+}
+
+/* ---------------------------- communication --------------------------- */
+
+/* TP, CP and EP traffic of one layer and micro-batch, forward. */
+static void comm_fwd (const struct tctx *cx, double attn_f, double *tp_out,
+                      double *cp_out, double *ep_out)
+{
+    TCTX_NAMES (cx);
+    /* --- TP collectives: 2 per layer forward, 2 backward, of T*h 16-bit
+     * elements; SP replaces all-reduce by all-gather + reduce-scatter of
+     * the same volume ---
+     */
+    double tp_f = 0;
+    if (t > 1) {
+        int in_dom = l->tp <= hw->scale_up_domain;
+        double bw = in_dom ? hw->scale_up_bw * e->scale_up
+                           : hw->scale_out_bw * e->scale_out / hw->oversub;
+        double lat = in_dom ? 2e-6 : hw->scale_out_lat_s;
+        tp_f = 2.0 * allreduce_s (T * h * 2, t, bw, lat);
+    }
+    /* --- CP: ring exchange of K,V overlapped with attention --- */
+    double cp_f = 0;
+    if (cp > 1) {
+        int in_dom = l->tp * l->cp <= hw->scale_up_domain;
+        double bw = in_dom ? hw->scale_up_bw * e->scale_up
+                           : hw->scale_out_bw * e->scale_out / hw->oversub;
+        double kv_bytes = T * kvd / t * 2 * (cp - 1);
+        double c = kv_bytes / bw;
+        cp_f = c > attn_f ? c - attn_f : 0;
+    }
+    /* --- EP all-to-all: dispatch and combine (forward; the backward
+     * moves the same volume the other way).  The ep ranks fill scale-up
+     * domains of g = min(ep, domain) GPUs, N = ep/g domains.  A token's
+     * top_k copies go to uniformly spread experts: (g-1)/ep of them over
+     * NVLink directly; with N > 1 the dispatcher (DeepEP / HybridEP) sends
+     * one copy per distinct remote domain over the NIC, expected
+     * (N-1)(1-(1-1/N)^k), and forwards it over NVLink inside that
+     * domain.  NVLink and NIC traffic proceed concurrently. ---
+     */
+    double ep_f = 0;
+    if (moe_frac > 0 && ep > 1) {
+        double dom = hw->scale_up_domain > 1 ? hw->scale_up_domain : 1;
+        double gi = ep < dom ? ep : dom;
+        double N = ceil (ep / gi);
+        double row = h * 2, k = m->moe_topk;
+        double nv = Tm * k * row * (gi - 1) / ep, ib = 0;
+        if (N > 1) {
+            ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
+            nv += Tm * k * row * (ep - gi) / ep;
+        }
+        double t_nv = nv / (hw->scale_up_bw * e->scale_up);
+        double t_ib = ib / (hw->scale_out_bw * e->scale_out / hw->oversub);
+        double lat = 2e-6 * log2 (gi > 1 ? gi : 2)
+                     + (N > 1 ? hw->scale_out_lat_s * log2 (N) : 0);
+        ep_f = moe_frac * 2.0 * ((t_nv > t_ib ? t_nv : t_ib) + lat);
+    }
+    *tp_out = tp_f;
+    *cp_out = cp_f;
+    *ep_out = ep_f;
+}
+
+/* One layer and micro-batch: forward, backward, recomputation and the
+ * EP all-to-all, exposed and hidden.
+ */
+struct layer_mb {
+    double gemm_f, attn_f, attn_b, mem_f, tp_f, cp_f;
+    double fwd, bwd, recomp;
+    double ep_mb, ep_hid, layer_mb;
+};
+
+/* ---------------------------- recomputation --------------------------- */
+
+static double recompute_s (const struct tctx *cx, double fwd, double attn_f)
+{
+    TCTX_NAMES (cx);
+    double recomp = 0;
+    if (rec == GP_RECOMP_FULL)
+        recomp = fwd;
+    else if (rec == GP_RECOMP_SELECTIVE && !job->flash_attn)
+        recomp = attn_f;
+    else if (rec == GP_RECOMP_SELECTIVE && m->mla) {
+        /* MLA up-projections recomputed in backward */
+        double a = m->heads, dq = m->head_dim, dv = m->mla_v_dim;
+        double ql = m->mla_q_lora, kl = m->mla_kv_lora, rr = m->mla_rope;
+        recomp = (ql > 0 ? gemm_s (hw, T, a * dq / t, ql) : 0)
+                 + gemm_s (hw, T, a * (dq - rr + dv) / t, kl);
+    }
+    return recomp;
+}
+
+static void layer_times (const struct tctx *cx, struct layer_mb *x)
+{
+    TCTX_NAMES (cx);
+    double mem_extra, ep_f;
+    double gemm_f = x->gemm_f = gemm_fwd (cx);
+    double attn_b;
+    double attn_f = x->attn_f = attn_fwd (cx, &attn_b, &mem_extra);
+    x->attn_b = attn_b;
+    double mem_f = x->mem_f = mem_fwd (cx, mem_extra);
+    double tp_f, cp_f;
+    comm_fwd (cx, attn_f, &tp_f, &cp_f, &ep_f);
+    x->tp_f = tp_f;
+    x->cp_f = cp_f;
+    double fwd = gemm_f + attn_f + mem_f + tp_f + cp_f;
+    double bwd = 2.0 * gemm_f + attn_b + 2.0 * mem_f + tp_f + 2 * cp_f;
+    double recomp = recompute_s (cx, fwd, attn_f);
+    /* EP all-to-all per layer and micro-batch (forward, backward and the
+     * recomputed forward) and the share hidden under compute: the
+     * a2a-overlap schedule runs one micro-batch's all-to-all under
+     * another's compute in the steady state (not in the warm-up and
+     * cool-down micro-batches); DualPipe overlaps every chunk pair.
+     */
+    double ep_mb = ep_f * (2.0 + (rec == GP_RECOMP_FULL));
+    double comp_mb = fwd + bwd + recomp;
+    double ep_hid = 0;
+    if (ep_mb > 0 && l->schedule != GP_SCHED_1F1B) {
+        double f = 1;
+        if (l->schedule == GP_SCHED_A2A_OVERLAP) {
+            f = 1 - ((pp - 1) / l->vpp + 1) / nmb;
+            if (f < 0)
+                f = 0;
+        }
+        ep_hid = f * (ep_mb < comp_mb ? ep_mb : comp_mb);
+    }
+    double layer_mb = comp_mb + ep_mb - ep_hid;
+    x->fwd = fwd;
+    x->bwd = bwd;
+    x->recomp = recomp;
+    x->ep_mb = ep_mb;
+    x->ep_hid = ep_hid;
+    x->layer_mb = layer_mb;
+}
+
+/* ------------------------------ pipeline ------------------------------ */
+
+/* Logits on the last stage per micro-batch (forward + backward). */
+static double logits_mb (const struct tctx *cx)
+{
+    TCTX_NAMES (cx);
+    double V = m->vocab;
+    double logit_f = gemm_s (hw, T, V / t, h)
+                     + 3.0 * T * V / t * 4 / (hw->mem_bw * e->hbm);
+    double logit_mb = 3.0 * logit_f;
+    return logit_mb;
+}
+
+/* The pipeline bubble and the send/recv of a stage of 'stage_mb' s per
+ * micro-batch.
+ */
+static void pipeline (const struct tctx *cx, double stage_mb, double *bubble_out,
+                      double *p2p_out)
+{
+    TCTX_NAMES (cx);
+    double bubble = pp > 1 ? (pp - 1) / l->vpp * stage_mb : 0;
+    /* DualPipe (DeepSeek-V3 Table 2): (p/2 - 1)(F&B + B - 3W) with a
+     * chunk pair F&B ~ F + B, B = 2F, W = F: (p/2 - 1) * 2/3 of a stage's
+     * F + B; pipeline P2P is overlapped.
+     */
+    if (l->schedule == GP_SCHED_DUALPIPE)
+        bubble = (pp / 2 - 1) * 2.0 / 3.0 * stage_mb;
+    double p2p = 0;
+    if (pp > 1 && l->schedule != GP_SCHED_DUALPIPE) {
+        double bytes = T * h * 2 / (l->seq_par ? t : 1);
+        double bw = hw->scale_out_bw * e->scale_out;
+        p2p = nmb * l->vpp * 2.0 * (bytes / bw + hw->scale_out_lat_s);
+    }
+    *bubble_out = bubble;
+    *p2p_out = p2p;
+}
+
+/* ---------------------------- data parallel --------------------------- */
+
+/* Parameters a GPU holds outside the routed experts ('*P') and of them
+ * ('*PX'), and the expert-data-parallel width ('*ndx').
+ */
+static void stage_params (const struct tctx *cx, double *P_out,
+                          double *PX_out, double *ndx_out)
+{
+    TCTX_NAMES (cx);
+    double V = m->vocab;
+    double layer_p = m->attn_params / t + dense_frac * m->mlp_params / t
+                     + moe_frac * (m->moe_params
+                                   - m->moe_experts * m->expert_params)
+                           / t;
+    double P = Ls * layer_p + V * h / t;
+    /* routed experts: split over ep, gradients reduced over the
+     * tp*dp*cp/ep expert-data-parallel ranks
+     */
+    double PX = Ls * moe_frac * m->moe_experts * m->expert_params / ep;
+    double ndx = t * dp * cp / ep;
+    if (l->schedule == GP_SCHED_DUALPIPE) {
+        P *= 2;
+        PX *= 2;
+    }
+    *P_out = P;
+    *PX_out = PX;
+    *ndx_out = ndx;
+}
+
+/* The DP / ZeRO / FSDP traffic left exposed per step. */
+static double dp_exposed_s (const struct tctx *cx, const struct layer_mb *x,
+                            double P, double PX, double ndx)
+{
+    TCTX_NAMES (cx);
+    double fwd = x->fwd, bwd = x->bwd, recomp = x->recomp;
+    double nd = dp * cp; /* Megatron reduces gradients over dp x cp */
+    double dp_exposed = 0;
+    if (nd > 1) {
+        int per_node = hw->gpus_per_node / (l->tp * l->cp);
+        if (per_node < 1)
+            per_node = 1;
+        double d_in = nd < per_node ? nd : per_node;
+        double bw;
+        if (d_in >= nd && l->tp * l->cp * nd <= hw->scale_up_domain)
+            bw = hw->scale_up_bw * e->scale_up;
+        else {
+            bw = d_in * hw->scale_out_bw * e->scale_out / hw->oversub;
+            double up = hw->scale_up_bw * e->scale_up;
+            if (bw > up)
+                bw = up;
+        }
+        double lat = hw->scale_out_lat_s;
+        double gb = job->grad_bytes > 2 ? 2 : job->grad_bytes; /* bf16 RS */
+        int sh = l->sharding;
+        if (sh == GP_SHARD_ZERO3 || sh == GP_SHARD_FSDP) {
+            /* per micro-batch: gather params forward and backward,
+             * reduce-scatter gradients, layer by layer over the whole DP
+             * world; prefetched under that micro-batch's compute up to
+             * ZERO3_OVERLAP.  PyTorch FSDP runs them as NCCL collectives
+             * over all NICs of a node; DeepSpeed ZeRO-3 gathers per
+             * parameter partition, which we model at one NIC per GPU.
+             */
+            double bw3 = bw;
+            if (sh == GP_SHARD_ZERO3 && nd > d_in)
+                bw3 = hw->scale_out_bw * e->scale_out / hw->oversub;
+            double c = 2.0 * gather_s (job->weight_bytes * P, nd, bw3, lat)
+                       + gather_s (gb * P, nd, bw3, lat);
+            if (ndx > 1 && PX > 0)
+                c += 2.0 * gather_s (job->weight_bytes * PX, ndx, bw3, lat)
+                     + gather_s (gb * PX, ndx, bw3, lat);
+            double win = Ls * (fwd + bwd + recomp);
+            double hid = ZERO3_OVERLAP * (c < win ? c : win);
+            dp_exposed = nmb * (c - hid);
+        } else {
+            double c;
+            if (sh == GP_SHARD_NONE)
+                c = allreduce_s (gb * P, nd, bw, lat);
+            else /* reduce-scatter grads + all-gather updated params */
+                c = gather_s (gb * P, nd, bw, lat)
+                    + gather_s (job->weight_bytes * P, nd, bw, lat);
+            if (ndx > 1 && PX > 0)
+                c += sh == GP_SHARD_NONE
+                         ? allreduce_s (gb * PX, ndx, bw, lat)
+                         : gather_s (gb * PX, ndx, bw, lat)
+                               + gather_s (job->weight_bytes * PX, ndx, bw,
+                                           lat);
+            /* overlapped with the last micro-batch's backward */
+            double win = Ls * bwd;
+            dp_exposed = c - GRAD_OVERLAP * (c < win ? c : win);
+        }
+    }
+    return dp_exposed;
+}
+
+/* ------------------------------ optimizer ----------------------------- */
+
+static double optimizer_s (const struct tctx *cx, double P, double PX,
+                           double ndx)
+{
+    TCTX_NAMES (cx);
+    double nd = dp * cp;
+    /* --- optimizer: Adam reads and writes every state it holds --- */
+    double shard = l->sharding >= GP_SHARD_ZERO1 ? nd : 1;
+    double shard_x = l->sharding >= GP_SHARD_ZERO1 && ndx > 1 ? ndx : 1;
+    double opt_bytes = 2.0 * (job->weight_bytes + job->grad_bytes
+                              + job->optim_bytes)
+                       * (P / shard + PX / shard_x);
+    double optim = opt_bytes / (hw->mem_bw * e->hbm);
+    return optim;
+}
+
+/* ------------------------------- rates -------------------------------- */
+
+/* Tokens/s, model and hardware FLOPs per token, MFU and HFU of a step of
+ * o->step_s.
+ */
+static void rates (const struct tctx *cx, struct gp_train_time *o)
+{
+    TCTX_NAMES (cx);
+    double n_gpus = t * pp * cp * dp;
+    o->tokens_per_step = job->global_batch * s;
+    o->tokens_per_s = o->tokens_per_step / o->step_s;
+    o->tokens_per_s_per_gpu = o->tokens_per_s / n_gpus;
+    o->model_flops_per_token = gp_train_model_flops_per_token (m, s);
+    double attn_fpt = m->mla ? 6.0 * m->layers * s * gp_train_attn_width2 (m)
+                             : 12.0 * m->layers * s * qd;
+    o->hw_flops_per_token = o->model_flops_per_token;
+    if (rec == GP_RECOMP_FULL)
+        o->hw_flops_per_token += o->model_flops_per_token / 3.0;
+    else if (rec == GP_RECOMP_SELECTIVE)
+        o->hw_flops_per_token += attn_fpt / 3.0;
+    o->model_flops_per_gpu = o->model_flops_per_token
+                             * o->tokens_per_s_per_gpu;
+    if (hw->peak_flops > 0) {
+        o->mfu = o->model_flops_per_gpu / hw->peak_flops;
+        o->hfu = o->hw_flops_per_token * o->tokens_per_s_per_gpu
+                 / hw->peak_flops;
+    }
+}
+
+void gp_train_time (const struct gp_train_model *m,
+                    const struct gp_train_job *job,
+                    const struct gp_train_hw *hw,
+                    const struct gp_layout *l,
+                    struct gp_train_time *o)
+{
+    memset (o, 0, sizeof *o);
+    struct tctx cx;
+    tctx_init (&cx, m, job, hw, l);
+    struct layer_mb x;
+    layer_times (&cx, &x);
+    double nmb = cx.nmb;
+    int Ls = cx.Ls;
+    int rec = cx.rec;
+    double gemm_f = x.gemm_f, attn_f = x.attn_f, attn_b = x.attn_b;
+    double mem_f = x.mem_f, tp_f = x.tp_f, cp_f = x.cp_f;
+    double recomp = x.recomp, ep_mb = x.ep_mb, ep_hid = x.ep_hid;
+    double logit_mb = logits_mb (&cx);
+    double stage_mb = Ls * x.layer_mb + logit_mb;
+    double bubble, p2p;
+    pipeline (&cx, stage_mb, &bubble, &p2p);
+    double P, PX, ndx;
+    stage_params (&cx, &P, &PX, &ndx);
+    double dp_exposed = dp_exposed_s (&cx, &x, P, PX, ndx);
+    double optim = optimizer_s (&cx, P, PX, ndx);
+    o->gemm_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * gemm_f
+                + (rec == GP_RECOMP_SELECTIVE && m->mla ? nmb * Ls * recomp
+                                                        : 0);
+    o->attn_s = nmb * Ls * (attn_f + attn_b
+                            + (rec != GP_RECOMP_NONE ? attn_f : 0));
+    o->mem_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * mem_f
+               + nmb * logit_mb;
+    o->tp_comm_s = nmb * Ls * (2.0 + (rec == GP_RECOMP_FULL)) * tp_f;
+    o->cp_comm_s = nmb * Ls * 3.0 * cp_f;
+    o->ep_comm_s = nmb * Ls * (ep_mb - ep_hid);
+    o->ep_hidden_s = nmb * Ls * ep_hid;
+    o->pp_bubble_s = bubble;
+    o->pp_p2p_s = p2p;
+    o->dp_comm_s = dp_exposed;
+    o->optim_s = optim;
+    o->step_s = nmb * stage_mb + bubble + p2p + dp_exposed + optim;
+    o->overhead_s = o->step_s - (o->gemm_s + o->attn_s + o->mem_s
+                                 + o->tp_comm_s + o->cp_comm_s + o->ep_comm_s
+                                 + bubble + p2p + dp_exposed + optim);
+    if (o->overhead_s < 0)
+        o->overhead_s = 0;
+    rates (&cx, o);
+}

@@ -1,0 +1,202 @@
+/* train_json.c - the JSON document of a training plan (gp_train_plan),
+ * as `gpuplan train --json` prints it.  Field names and units are the
+ * contract in docs/formats/train.md: SI units, null where unknown.
+ */
+#include <jansson.h>
+
+#include "gpuplan/train.h"
+
+/* A number, or null when 'v' is 0 / unknown. */
+static json_t *known (double v)
+{
+    return v > 0 ? json_real (v) : json_null ();
+}
+
+static json_t *str_or_null (const char *s)
+{
+    return s && s[0] ? json_string (s) : json_null ();
+}
+
+static json_t *layout_json (const struct gp_layout *l)
+{
+    json_t *o = json_object ();
+    json_object_set_new (o, "tp", json_integer (l->tp));
+    json_object_set_new (o, "pp", json_integer (l->pp));
+    json_object_set_new (o, "dp", json_integer (l->dp));
+    json_object_set_new (o, "cp", json_integer (l->cp));
+    json_object_set_new (o, "ep", json_integer (l->ep));
+    json_object_set_new (o, "vpp", json_integer (l->vpp));
+    json_object_set_new (o, "micro_batch", json_integer (l->micro_batch));
+    json_object_set_new (o, "seq_par", json_boolean (l->seq_par));
+    json_object_set_new (o, "recompute",
+                         json_string (gp_recompute_str (l->recompute)));
+    json_object_set_new (o, "sharding",
+                         json_string (gp_sharding_str (l->sharding)));
+    json_object_set_new (o, "pp_schedule",
+                         json_string (gp_schedule_str (l->schedule)));
+    return o;
+}
+
+static json_t *memory_json (const struct gp_train_mem *mm)
+{
+    json_t *mem = json_object ();
+    json_object_set_new (mem, "weights_bytes", json_real (mm->weights));
+    json_object_set_new (mem, "grads_bytes", json_real (mm->grads));
+    json_object_set_new (mem, "optimizer_bytes", json_real (mm->optim));
+    json_object_set_new (mem, "activations_bytes",
+                         json_real (mm->activations));
+    json_object_set_new (mem, "logits_bytes", json_real (mm->logits));
+    json_object_set_new (mem, "buffers_bytes", json_real (mm->buffers));
+    json_object_set_new (mem, "runtime_bytes", json_real (mm->runtime));
+    json_object_set_new (mem, "total_bytes", json_real (mm->total));
+    json_object_set_new (mem, "capacity_bytes", json_real (mm->capacity));
+    json_object_set_new (mem, "headroom_bytes", json_real (mm->headroom));
+    return mem;
+}
+
+static json_t *step_json (const struct gp_train_time *t)
+{
+    json_t *st = json_object ();
+    json_object_set_new (st, "step_s", json_real (t->step_s));
+    json_object_set_new (st, "gemm_s", json_real (t->gemm_s));
+    json_object_set_new (st, "attention_s", json_real (t->attn_s));
+    json_object_set_new (st, "memory_bound_s", json_real (t->mem_s));
+    json_object_set_new (st, "tp_comm_s", json_real (t->tp_comm_s));
+    json_object_set_new (st, "cp_comm_s", json_real (t->cp_comm_s));
+    json_object_set_new (st, "ep_comm_s", json_real (t->ep_comm_s));
+    json_object_set_new (st, "ep_hidden_s", json_real (t->ep_hidden_s));
+    json_object_set_new (st, "pp_bubble_s", json_real (t->pp_bubble_s));
+    json_object_set_new (st, "pp_p2p_s", json_real (t->pp_p2p_s));
+    json_object_set_new (st, "dp_comm_s", json_real (t->dp_comm_s));
+    json_object_set_new (st, "optimizer_s", json_real (t->optim_s));
+    return st;
+}
+
+/* The cost hook: GPU-hours at the one pricing rule's on-demand price,
+ * with the instance it comes from and that row's date, flags and source.
+ */
+static json_t *cost_json (const struct gp_train_accel_plan *p)
+{
+    const struct gp_instance *in = p->price.inst;
+    json_t *cost = json_object ();
+    json_object_set_new (cost, "gpu_hours", known (p->gpu_hours));
+    json_object_set_new (cost, "cheapest_on_demand_usd_per_gpu_hour",
+                         known (p->price.usd_per_gpu_hour));
+    json_object_set_new (cost, "instance",
+                         in ? json_string (in->id) : json_null ());
+    json_object_set_new (cost, "cloud",
+                         in ? json_string (in->cloud) : json_null ());
+    json_object_set_new (cost, "region",
+                         in ? json_string (in->region) : json_null ());
+    json_object_set_new (cost, "on_demand_usd", known (p->on_demand_usd));
+    json_object_set_new (cost, "price_as_of",
+                         str_or_null (in ? in->price_as_of : NULL));
+    json_object_set_new (cost, "price_flags",
+                         str_or_null (in ? in->price_flags : NULL));
+    json_object_set_new (cost, "source",
+                         str_or_null (in ? in->source : NULL));
+    return cost;
+}
+
+static json_t *reliability_json (const struct gp_train_accel_plan *p)
+{
+    json_t *rel = json_object ();
+    json_object_set_new (rel, "mtbf_s", json_real (p->rel.mtbf_s));
+    json_object_set_new (rel, "checkpoint_write_s",
+                         json_real (p->rel.ckpt_write_s));
+    json_object_set_new (rel, "checkpoint_interval_s",
+                         json_real (p->rel.interval_s));
+    json_object_set_new (rel, "goodput", json_real (p->rel.goodput));
+    json_object_set_new (rel, "storage_bw_for_5pct",
+                         json_real (p->rel.storage_bw_needed));
+    json_object_set_new (rel, "expected_interruptions",
+                         p->days > 0 ? json_real (p->interruptions)
+                                     : json_null ());
+    json_object_set_new (rel, "lost_gpu_hours", known (p->lost_gpu_hours));
+    return rel;
+}
+
+static json_t *lists_json (const struct gp_train_accel_plan *p, json_t *o)
+{
+    json_t *top = json_array ();
+    for (size_t i = 0; i < p->n_top; i++) {
+        json_t *e = json_object ();
+        json_object_set_new (e, "layout", layout_json (&p->top[i].layout));
+        json_object_set_new (e, "step_s", json_real (p->top[i].time.step_s));
+        json_object_set_new (e, "mfu", json_real (p->top[i].time.mfu));
+        json_object_set_new (e, "memory_bytes",
+                             json_real (p->top[i].mem.total));
+        json_array_append_new (top, e);
+    }
+    json_object_set_new (o, "top", top);
+    json_t *alts = json_array ();
+    for (size_t i = 0; i < p->n_alt; i++) {
+        char v[256];
+        json_t *e = json_object ();
+        json_object_set_new (e, "change", json_string (gp_train_change_str (
+                                              p->alt[i].change)));
+        json_object_set_new (e, "layout", layout_json (&p->alt[i].layout));
+        json_object_set_new (e, "verdict",
+                             json_string (gp_train_verdict_text (
+                                 &p->alt[i], v, sizeof v)));
+        json_array_append_new (alts, e);
+    }
+    json_object_set_new (o, "alternatives", alts);
+    return o;
+}
+
+static json_t *accel_json (const struct gp_train_plan_result *r,
+                           const struct gp_train_accel_plan *p)
+{
+    json_t *o = json_object ();
+    json_object_set_new (o, "gpu", json_string (p->accel->id));
+    json_object_set_new (o, "feasible", json_boolean (p->feasible));
+    if (!p->feasible) {
+        char why[320];
+        json_object_set_new (o, "reason", json_string (gp_train_reason_text (
+                                              r, p, why, sizeof why)));
+        return o;
+    }
+    const struct gp_train_result *b = &p->top[0];
+    const struct gp_train_time *t = &b->time;
+    json_object_set_new (o, "n_gpus", json_integer (p->n_gpus));
+    json_object_set_new (o, "nodes", json_integer (p->nodes));
+    json_object_set_new (o, "layout", layout_json (&b->layout));
+    json_object_set_new (o, "memory", memory_json (&b->mem));
+    json_object_set_new (o, "step", step_json (t));
+    json_object_set_new (o, "tokens_per_s", json_real (t->tokens_per_s));
+    json_object_set_new (o, "tokens_per_s_per_gpu",
+                         json_real (t->tokens_per_s_per_gpu));
+    json_object_set_new (o, "model_flops_per_gpu",
+                         json_real (t->model_flops_per_gpu));
+    json_object_set_new (o, "mfu", json_real (t->mfu));
+    json_object_set_new (o, "hfu", json_real (t->hfu));
+    json_object_set_new (o, "days", known (p->days));
+    json_object_set_new (o, "gpu_hours", known (p->gpu_hours));
+    json_object_set_new (o, "energy_kwh", known (p->energy_kwh));
+    json_object_set_new (o, "cost_hook", cost_json (p));
+    json_object_set_new (o, "reliability", reliability_json (p));
+    json_object_set_new (o, "batch_limited", json_boolean (p->batch_limited));
+    return lists_json (p, o);
+}
+
+json_t *gp_report_train_json (const struct gp_train_plan_result *r)
+{
+    json_t *root = json_object ();
+    if (!root)
+        return NULL;
+    json_object_set_new (root, "model", json_string (r->arch.id));
+    json_object_set_new (root, "params", json_real (r->model.total_params));
+    json_object_set_new (root, "tokens", known (r->job.tokens));
+    json_object_set_new (root, "seq_len", json_real (r->job.seq_len));
+    json_object_set_new (root, "global_batch",
+                         json_real (r->job.global_batch));
+    json_object_set_new (root, "precision",
+                         json_string (gp_precision_str (r->job.precision)));
+    json_object_set_new (root, "target_days", known (r->target_days));
+    json_t *res = json_array ();
+    for (size_t i = 0; i < r->n_accels; i++)
+        json_array_append_new (res, accel_json (r, &r->accels[i]));
+    json_object_set_new (root, "results", res);
+    return root;
+}

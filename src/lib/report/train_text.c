@@ -1,0 +1,133 @@
+/* train_text.c - the plain-text report of a training plan
+ * (gp_train_plan), as `gpuplan train` prints it: a header line, then per
+ * accelerator its size, layout, memory, step breakdown, rates,
+ * reliability, time and cost, the top layouts and why the neighbouring
+ * layouts lost.
+ */
+#include "gpuplan/train.h"
+#include "report_private.h"
+
+static void header (struct rbuf *b, const struct gp_train_plan_result *r)
+{
+    const struct gp_train_job *job = &r->job;
+    gp_rb_printf (b, "%s (%.3g B params), seq %.0f, batch %.0f sequences, %s",
+             r->arch.id, r->model.total_params / 1e9, job->seq_len,
+             job->global_batch, gp_precision_str (job->precision));
+    if (job->tokens > 0)
+        gp_rb_printf (b, ", %.3g tokens", job->tokens);
+    if (r->target_days > 0)
+        gp_rb_printf (b, ", target %.1f days", r->target_days);
+    gp_rb_printf (b, "\n\n");
+}
+
+/* Size, layout, memory, step breakdown and rates. */
+static void shape (struct rbuf *b, const struct gp_train_accel_plan *p)
+{
+    const struct gp_train_result *best = &p->top[0];
+    const struct gp_train_time *t = &best->time;
+    const struct gp_train_mem *mm = &best->mem;
+    char ls[120];
+    gp_train_layout_text (&best->layout, ls, sizeof ls);
+    gp_rb_printf (b, "  GPUs %d (%d node%s of %d)   layout %s\n", p->n_gpus,
+             p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node, ls);
+    gp_rb_printf (b, "  memory/GPU %.1f GB of %.1f GB (weights %.1f, grads %.1f, "
+                "optimizer %.1f, activations %.1f, logits %.1f, buffers "
+                "%.1f, runtime %.1f)\n",
+             mm->total / 1e9, mm->capacity / 1e9, mm->weights / 1e9,
+             mm->grads / 1e9, mm->optim / 1e9, mm->activations / 1e9,
+             mm->logits / 1e9, mm->buffers / 1e9, mm->runtime / 1e9);
+    gp_rb_printf (b, "  step %.3f s = GEMM %.3f + attention %.3f + memory-bound "
+                "%.3f + TP %.3f + CP %.3f + EP %.3f + bubble %.3f + p2p "
+                "%.3f + DP %.3f + optimizer %.3f\n",
+             t->step_s, t->gemm_s, t->attn_s, t->mem_s, t->tp_comm_s,
+             t->cp_comm_s, t->ep_comm_s, t->pp_bubble_s, t->pp_p2p_s,
+             t->dp_comm_s, t->optim_s);
+    gp_rb_printf (b, "  %.0f tokens/s (%.1f per GPU), %.0f TFLOP/s per GPU, MFU "
+                "%.1f %%, HFU %.1f %%\n",
+             t->tokens_per_s, t->tokens_per_s_per_gpu,
+             t->model_flops_per_gpu / 1e12, 100 * t->mfu, 100 * t->hfu);
+}
+
+/* Reliability, time to train, energy, the batch note and the cost. */
+static void outcome (struct rbuf *b, const struct gp_train_plan_result *r,
+                     const struct gp_train_accel_plan *p)
+{
+    const struct gp_train_time *t = &p->top[0].time;
+    gp_rb_printf (b, "  reliability: job MTBF %.1f h, checkpoint every %.0f s "
+                "(write %.1f s), goodput %.1f %%, storage for <=5 %% "
+                "checkpoint overhead %.0f GB/s\n",
+             p->rel.mtbf_s / 3600, p->rel.interval_s, p->rel.ckpt_write_s,
+             100 * p->rel.goodput, p->rel.storage_bw_needed / 1e9);
+    if (p->days > 0)
+        gp_rb_printf (b, "  over the run: %.0f expected interruptions, %.3g "
+                    "GPU-hours lost to checkpoints, restarts and rework\n",
+                 p->interruptions, p->lost_gpu_hours);
+    if (p->days > 0 && p->energy_kwh > 0)
+        gp_rb_printf (b, "  time to train %.1f days, %.3g GPU-hours, %.3g MWh "
+                    "(TDP x %.0f %%)\n",
+                 p->days, p->gpu_hours, p->energy_kwh / 1e3,
+                 100 * p->hw.util_power);
+    else if (p->days > 0)
+        gp_rb_printf (b, "  time to train %.1f days, %.3g GPU-hours (energy "
+                    "unknown: no TDP in the catalog)\n",
+                 p->days, p->gpu_hours);
+    if (p->batch_limited)
+        gp_rb_printf (b, "  note: the pipeline bubble is %.0f %% of the step: the "
+                    "global batch (%.0f sequences) leaves few micro-batches "
+                    "per pipeline at this size; a larger batch or a longer "
+                    "deadline needs fewer GPUs\n",
+                 100 * t->pp_bubble_s / t->step_s, r->job.global_batch);
+    const struct gp_instance *in = p->price.inst;
+    if (in && p->gpu_hours > 0) {
+        gp_rb_printf (b, "  cost hook: %.3g GPU-hours x $%.2f/GPU-hour (cheapest "
+                    "on-demand: %s %s, %s) = $%.3g M on demand\n",
+                 p->gpu_hours, p->price.usd_per_gpu_hour, in->cloud, in->id,
+                 in->region, p->on_demand_usd / 1e6);
+        gp_rb_printf (b, "    price as of %s%s%s; source: %s\n",
+                 in->price_as_of && in->price_as_of[0] ? in->price_as_of
+                                                       : "(undated)",
+                 in->price_flags && in->price_flags[0] ? ", flagged " : "",
+                 in->price_flags ? in->price_flags : "",
+                 in->source && in->source[0] ? in->source : "(none)");
+    }
+}
+
+static void lists (struct rbuf *b, const struct gp_train_accel_plan *p)
+{
+    char ls[120], v[256];
+    gp_rb_printf (b, "  top layouts:\n");
+    for (size_t i = 0; i < p->n_top; i++) {
+        gp_train_layout_text (&p->top[i].layout, ls, sizeof ls);
+        gp_rb_printf (b, "    %zu. %-44s step %.3f s  MFU %.1f %%  mem %.1f GB\n",
+                 i + 1, ls, p->top[i].time.step_s, 100 * p->top[i].time.mfu,
+                 p->top[i].mem.total / 1e9);
+    }
+    gp_rb_printf (b, "  why not a neighbouring layout:\n");
+    for (size_t i = 0; i < p->n_alt; i++) {
+        gp_train_layout_text (&p->alt[i].layout, ls, sizeof ls);
+        gp_rb_printf (b, "    %-20s %-44s %s\n",
+                 gp_train_change_str (p->alt[i].change), ls,
+                 gp_train_verdict_text (&p->alt[i], v, sizeof v));
+    }
+}
+
+char *gp_report_train_text (const struct gp_train_plan_result *r)
+{
+    struct rbuf rb = {0}, *b = &rb;
+    header (b, r);
+    for (size_t i = 0; i < r->n_accels; i++) {
+        const struct gp_train_accel_plan *p = &r->accels[i];
+        gp_rb_printf (b, "== %s\n", p->accel->id);
+        if (!p->feasible) {
+            char why[320];
+            gp_rb_printf (b, "  infeasible: %s\n\n",
+                     gp_train_reason_text (r, p, why, sizeof why));
+            continue;
+        }
+        shape (b, p);
+        outcome (b, r, p);
+        lists (b, p);
+        gp_rb_printf (b, "\n");
+    }
+    return gp_rb_take (b, NULL);
+}
