@@ -20,7 +20,7 @@ static const char *plan_key (const struct gp_default_info *row)
     return dot ? dot + 1 : row->key;
 }
 
-void plan_assume_defaults (struct gp_plan_spec *s)
+void gp_plan_assume_defaults (struct gp_plan_spec *s)
 {
     size_t n = 0;
     for (size_t i = 0; i < gp_defaults_count (); i++) {
@@ -38,7 +38,7 @@ void plan_assume_defaults (struct gp_plan_spec *s)
     s->n_assume = n;
 }
 
-struct gp_assumption *plan_assume_find (struct gp_plan_spec *s,
+struct gp_assumption *gp_plan_assume_find (struct gp_plan_spec *s,
                                         const char *key)
 {
     /* A full registry key ("reliability.restart_s") names the same row. */
@@ -56,7 +56,7 @@ struct gp_assumption *plan_assume_find (struct gp_plan_spec *s,
     return NULL;
 }
 
-void plan_assume_to_defaults (const struct gp_plan_spec *s,
+void gp_plan_assume_to_defaults (const struct gp_plan_spec *s,
                               struct gp_defaults *d)
 {
     gp_defaults_init (d);
@@ -75,14 +75,14 @@ void plan_assume_to_defaults (const struct gp_plan_spec *s,
 
 double gp_plan_assume (struct gp_plan_spec *s, const char *key)
 {
-    struct gp_assumption *a = s ? plan_assume_find (s, key) : NULL;
+    struct gp_assumption *a = s ? gp_plan_assume_find (s, key) : NULL;
     if (!a)
         return NAN;
     a->used = 1;
     return a->value;
 }
 
-size_t plan_assume_keys (const struct gp_plan_spec *s,
+size_t gp_plan_assume_keys (const struct gp_plan_spec *s,
                          const char **keys,
                          size_t max)
 {

@@ -341,7 +341,7 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     return 0;
 }
 
-void plan_size_compute (struct gp_plan_spec *s,
+void gp_plan_size_compute (struct gp_plan_spec *s,
                         const struct gp_catalog *cat,
                         const struct gp_zoo *zoo,
                         const struct gp_plan_option_spec *os,

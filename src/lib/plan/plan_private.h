@@ -10,16 +10,16 @@
 #define HOURS_PER_MONTH (GP_HOURS_PER_YEAR / 12)
 #define MONTH_S (HOURS_PER_MONTH * 3600)
 
-void plan_assume_defaults (struct gp_plan_spec *s);
-struct gp_assumption *plan_assume_find (struct gp_plan_spec *s,
+void gp_plan_assume_defaults (struct gp_plan_spec *s);
+struct gp_assumption *gp_plan_assume_find (struct gp_plan_spec *s,
                                         const char *key);
-size_t plan_assume_keys (const struct gp_plan_spec *s,
+size_t gp_plan_assume_keys (const struct gp_plan_spec *s,
                          const char **keys,
                          size_t max);
 /* The registry's values with the spec's assumptions in force (for the
  * models the plan calls); does not mark the assumptions used.
  */
-void plan_assume_to_defaults (const struct gp_plan_spec *s,
+void gp_plan_assume_to_defaults (const struct gp_plan_spec *s,
                               struct gp_defaults *d);
 
 struct gp_zoo;
@@ -58,7 +58,7 @@ struct plan_sizing {
  * with the training planner's GEMM efficiency scaled by 'mfu' (1 = as
  * calibrated).  Never fails: problems land in out->code / out->text.
  */
-void plan_size_compute (struct gp_plan_spec *s,
+void gp_plan_size_compute (struct gp_plan_spec *s,
                         const struct gp_catalog *cat,
                         const struct gp_zoo *zoo,
                         const struct gp_plan_option_spec *os,

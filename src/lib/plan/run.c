@@ -30,7 +30,7 @@ const struct plan_sizing *gp_plan_sizing_of (struct plan_ctx *c,
             return NULL;
         double x = gp_plan_assume (c->s, "sensitivity_mfu");
         double mfu = k == 1 ? 1 - x : k == 2 ? 1 + x : 1;
-        plan_size_compute (c->s, c->cat, c->zoo, &c->s->options[spec_index],
+        gp_plan_size_compute (c->s, c->cat, c->zoo, &c->s->options[spec_index],
                            mfu, n_periods, *z);
     }
     return *z;

@@ -524,10 +524,10 @@ static int load_assumptions (const struct gp_doc *doc, const json_t *j,
     const char *key;
     const json_t *v;
     json_object_foreach ((json_t *)j, key, v) {
-        struct gp_assumption *a = plan_assume_find (s, key);
+        struct gp_assumption *a = gp_plan_assume_find (s, key);
         if (!a) {
             const char *keys[GP_PLAN_MAX_ASSUMPTIONS];
-            size_t n = plan_assume_keys (s, keys, GP_PLAN_MAX_ASSUMPTIONS);
+            size_t n = gp_plan_assume_keys (s, keys, GP_PLAN_MAX_ASSUMPTIONS);
             char near[160] = "";
             gp_closest_names (key, keys, n, 3, near, sizeof near);
             return gp_doc_errorf (doc, v, err, GP_EPARSE,
@@ -561,7 +561,7 @@ struct gp_plan_spec *gp_plan_spec_from_doc (const struct gp_doc *doc,
         gp_errprintf (err, GP_EINVAL, "plan: missing document or catalog");
         goto error;
     }
-    plan_assume_defaults (s);
+    gp_plan_assume_defaults (s);
     snprintf (s->file, sizeof s->file, "%s", gp_doc_name (doc));
     snprintf (top.policy, sizeof top.policy, "fair-share");
     const json_t *root = gp_doc_root (doc);
