@@ -316,6 +316,14 @@ struct json_t;
 struct json_t *gp_catalog_list_json (const struct gp_catalog *cat,
                                      enum gp_catalog_table t);
 
+/* The text table of 'table' (`gpuplan catalog list`): one row per catalog
+ * row.  Returns a string the caller must free, or NULL with 'err' set
+ * (GP_ENOMEM).
+ */
+char *gp_report_catalog_list_text (const struct gp_catalog *cat,
+                                   enum gp_catalog_table table,
+                                   gp_error_t *err);
+
 /* JSON of one row in the units above, ending with "kind".  Caller owns;
  * NULL on allocation failure.
  */

@@ -439,6 +439,8 @@ struct gp_infer_request {
                                   * ("--instance", "spec.yaml:9:13: ..."); ""
                                   * = "instance" */
     unsigned long long seed;     /* workload seed */
+    const struct gp_defaults *defaults; /* borrowed; the values in force
+                                  * (infer.kv_dtype); NULL = the registry */
 };
 
 /* Defaults: vllm, bf16 weights, headroom 0.2, uniform spreads 0.3, seed 1,

@@ -265,6 +265,13 @@ struct gp_sim_request {
  */
 void gp_sim_request_init (struct gp_sim_request *rq);
 
+/* As gp_sim_request_init, with the configuration's registry defaults
+ * (restart cost, checkpoint interval, node repair) read from 'd' (the
+ * registry's values when NULL; gp_sim_config_init_defaults).
+ */
+void gp_sim_request_init_defaults (struct gp_sim_request *rq,
+                                   const struct gp_defaults *d);
+
 /* A trace team with jobs that the cluster spec does not declare. */
 struct gp_sim_undeclared {
     const char *name;   /* borrowed from the job set */

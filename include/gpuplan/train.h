@@ -504,7 +504,8 @@ struct gp_train_request {
     double oversubscription;    /* >= 1; 0 = 1 */
     const struct gp_train_rel_params *rel; /* NULL = training defaults */
     const struct gp_defaults *defaults;    /* values in force for the
-                                              registry's keys (batch);
+                                              registry's keys (batch,
+                                              reliability);
                                               NULL = the registry's */
 };
 

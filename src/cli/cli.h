@@ -56,6 +56,14 @@ int cli_print_json (json_t *root);
 /* JSON number, or null when 'v' is 0 / unknown. */
 json_t *cli_json_known (double v);
 
+/* Fill 'd' with the registry's defaults and apply every '--set KEY=VALUE'
+ * (or '--set=KEY=VALUE') in argv, before the other flags are read, so that
+ * an explicit flag wins over --set whatever their order.  Returns EXIT_OK,
+ * or EXIT_USAGE after printing "CMD: --set: <why>".
+ */
+int cli_scan_set (const char *cmd, int argc, char **argv,
+                  struct gp_defaults *d);
+
 /* Load the catalog honouring --catalog DIR (NULL = embedded only). */
 struct gp_catalog *cli_catalog (const char *dir, gp_error_t *err);
 

@@ -1,6 +1,7 @@
 /* cmd_catalog.c - 'gpuplan catalog list|show': browse the embedded catalog. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -44,97 +45,6 @@ const char cmd_catalog_help[] =
     "    gpuplan catalog show H100-SXM --json\n";
 
 /* ============================ text output ============================== */
-
-static const char *num (char *buf, size_t n, const char *fmt, double v)
-{
-    if (v > 0)
-        snprintf (buf, n, fmt, v);
-    else
-        snprintf (buf, n, "-");
-    return buf;
-}
-
-static void list_accels (const struct gp_catalog *cat)
-{
-    const char *h[] = {"ID", "VENDOR", "MEM GB", "BW TB/s", "BF16 TF",
-                       "FP8 TF", "SCALE-UP GB/s", "DOMAIN", "TDP W"};
-    struct cli_table *t = cli_table_create (9, h);
-    for (size_t i = 0; i < gp_catalog_n_accels (cat); i++) {
-        const struct gp_accel *a = gp_catalog_accel (cat, i);
-        char b[7][32];
-        const char *r[9] = {
-            a->id,
-            a->vendor,
-            num (b[0], 32, "%.4g", a->mem_bytes / 1e9),
-            num (b[1], 32, "%.4g", a->mem_bw / 1e12),
-            num (b[2], 32, "%.5g", gp_accel_peak_flops (a, "bf16") / 1e12),
-            num (b[3], 32, "%.5g", a->fp8_flops / 1e12),
-            num (b[4], 32, "%.4g", a->scale_up_bw / 1e9),
-            num (b[5], 32, "%.0f", (double)a->scale_up_domain),
-            num (b[6], 32, "%.0f", a->tdp_w),
-        };
-        cli_table_add (t, r);
-    }
-    cli_table_print (t);
-}
-
-static void list_instances (const struct gp_catalog *cat)
-{
-    const char *h[] = {"CLOUD", "INSTANCE", "REGION", "ACCELERATORS",
-                       "NET Gb/s", "ON-DEMAND $/h", "SPOT $/h", "PRICE DATE"};
-    struct cli_table *t = cli_table_create (8, h);
-    for (size_t i = 0; i < gp_catalog_n_instances (cat); i++) {
-        const struct gp_instance *in = gp_catalog_instance (cat, i);
-        char acc[64], b[3][32];
-        snprintf (acc, sizeof acc, "%d x %s", in->n_accels, in->accel_id);
-        const char *r[8] = {
-            in->cloud,
-            in->id,
-            in->region,
-            acc,
-            num (b[0], 32, "%.0f", in->net_bw * 8 / 1e9),
-            num (b[1], 32, "%.2f", in->on_demand_usd_hr),
-            num (b[2], 32, "%.2f", in->spot_usd_hr),
-            in->price_date,
-        };
-        cli_table_add (t, r);
-    }
-    cli_table_print (t);
-}
-
-static void list_mig (const struct gp_catalog *cat)
-{
-    const char *h[] = {"ACCELERATOR", "PROFILE", "SLICES/7", "MEM GB",
-                       "MAX PER GPU"};
-    struct cli_table *t = cli_table_create (5, h);
-    for (size_t i = 0; i < gp_catalog_n_mig (cat); i++) {
-        const struct gp_mig_profile *m = gp_catalog_mig (cat, i);
-        char b[3][32];
-        snprintf (b[0], 32, "%d", m->compute_slices);
-        snprintf (b[1], 32, "%.4g", m->mem_bytes / 1e9);
-        snprintf (b[2], 32, "%d", m->max_instances);
-        const char *r[5] = {m->accel_id, m->profile, b[0], b[1], b[2]};
-        cli_table_add (t, r);
-    }
-    cli_table_print (t);
-}
-
-static void list_parts (const struct gp_catalog *cat)
-{
-    const char *h[] = {"CATEGORY", "ID", "KEY", "VALUE", "UNIT"};
-    struct cli_table *t = cli_table_create (5, h);
-    for (size_t i = 0; i < gp_catalog_n_parts (cat); i++) {
-        const struct gp_part *p = gp_catalog_part (cat, i);
-        char v[64];
-        if (p->has_value)
-            snprintf (v, sizeof v, "%.6g", p->value);
-        else
-            snprintf (v, sizeof v, "(text)");
-        const char *r[5] = {p->category, p->id, p->key, v, p->unit};
-        cli_table_add (t, r);
-    }
-    cli_table_print (t);
-}
 
 /* Print a JSON object as "key: value" lines (text form of 'show'). */
 static void print_kv (json_t *o)
@@ -185,12 +95,11 @@ static int list (const struct gp_catalog *cat, const char *what, int as_json)
         return cli_usage_error ("catalog list: %s", err.text);
     if (as_json)
         return cli_print_json (gp_catalog_list_json (cat, t));
-    switch (t) {
-    case GP_CATALOG_ACCELERATORS: list_accels (cat); break;
-    case GP_CATALOG_INSTANCES: list_instances (cat); break;
-    case GP_CATALOG_MIG: list_mig (cat); break;
-    case GP_CATALOG_PARTS: list_parts (cat); break;
-    }
+    char *text = gp_report_catalog_list_text (cat, t, &err);
+    if (!text)
+        return cli_fail (&err);
+    fputs (text, stdout);
+    free (text);
     return EXIT_OK;
 }
 

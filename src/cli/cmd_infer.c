@@ -69,6 +69,7 @@ const char cmd_infer_help[] =
     "    --seed N            workload seed (default 1)\n"
     "    --json              one JSON document (docs/formats/infer.md)\n"
     "    --catalog DIR       merge catalog CSV files found in DIR\n"
+    "    --set KEY=VALUE     override a default (gpuplan assumptions)\n"
     "\n"
     "EXIT STATUS\n"
     "    0 at least one option meets the request; 1 none does (the reasons\n"
@@ -85,7 +86,7 @@ enum {
     O_MODEL = 256, O_GPU, O_PREC, O_KV, O_ENGINE, O_TP, O_PP, O_RPS,
     O_TROUGH, O_PROFILE, O_PROMPT, O_OUTPUT, O_PDIST, O_ODIST, O_PCV, O_OCV,
     O_TTFT95, O_TTFT99, O_TPOT95, O_E2E95, O_HEAD, O_HIT, O_NOMIG,
-    O_INST, O_SEED, O_JSON, O_CAT, O_ADP, O_EP,
+    O_INST, O_SEED, O_JSON, O_CAT, O_ADP, O_EP, O_SET,
 };
 
 static const struct option opts[] = {
@@ -118,6 +119,7 @@ static const struct option opts[] = {
     {"seed", required_argument, NULL, O_SEED},
     {"json", no_argument, NULL, O_JSON},
     {"catalog", required_argument, NULL, O_CAT},
+    {"set", required_argument, NULL, O_SET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -232,6 +234,7 @@ static int other_flag (int o, const char *fl, struct gp_infer_request *q,
         break;
     case O_JSON: c->as_json = 1; break;
     case O_CAT: c->catalog_dir = optarg; break;
+    case O_SET: break; /* applied by cli_scan_set */
     default:
         return cli_usage_error ("infer: unknown or incomplete option '%s' "
                                 "(see 'gpuplan infer --help')", fl);
@@ -316,10 +319,12 @@ int cmd_infer (int argc, char **argv)
 {
     struct gp_infer_request q;
     gp_infer_request_defaults (&q);
+    struct gp_defaults d;
     struct cli_opts c = {0, 0, NULL};
-    int rc = parse_args (argc, argv, &q, &c);
-    if (rc || c.help)
+    int rc = cli_scan_set ("infer", argc, argv, &d);
+    if (rc || (rc = parse_args (argc, argv, &q, &c)) || c.help)
         return rc;
+    q.defaults = &d;
     gp_error_t err = {0};
     struct gp_catalog *cat = cli_catalog (c.catalog_dir, &err);
     if (!cat)

@@ -78,6 +78,7 @@ const char cmd_simulate_help[] =
     "    --until-demand P    fill mode: stop at this demand (default 130%)\n"
     "    --json              print one JSON document\n"
     "    --catalog DIR       merge catalog CSV files found in DIR\n"
+    "    --set KEY=VALUE     override a default (gpuplan assumptions)\n"
     "    -h, --help          show this page\n"
     "\n"
     "EXIT STATUS\n"
@@ -283,7 +284,7 @@ enum {
     O_RESTART, O_CKPT, O_COMM, O_MTBF, O_REPAIR, O_SERIES, O_INTERVAL,
     O_JOBS, O_JSON, O_CATALOG, O_SKIP, O_SYNTH, O_RATE, O_MEDIAN, O_TEAMS,
     O_MODE, O_NODES, O_UNTIL, O_SWEEP, O_MAXP95, O_MAXSTARVE, O_CHART,
-    O_GAVEL_TP, O_GAVEL_GPU, O_POLLUX, O_STRICT_TEAMS,
+    O_GAVEL_TP, O_GAVEL_GPU, O_POLLUX, O_STRICT_TEAMS, O_SET,
 };
 
 /* has_arg: 1 = required_argument, 0 = no_argument */
@@ -297,17 +298,15 @@ static const struct option long_opts[] = {
     {"series", 1, NULL, O_SERIES}, {"interval", 1, NULL, O_INTERVAL},
     {"jobs", 0, NULL, O_JOBS}, {"json", 0, NULL, O_JSON},
     {"catalog", 1, NULL, O_CATALOG}, {"skip-bad", 0, NULL, O_SKIP},
-    {"strict-teams", 0, NULL, O_STRICT_TEAMS},
+    {"strict-teams", 0, NULL, O_STRICT_TEAMS}, {"set", 1, NULL, O_SET},
     {"synthetic", 1, NULL, O_SYNTH}, {"arrival-rate", 1, NULL, O_RATE},
     {"duration-median", 1, NULL, O_MEDIAN}, {"teams", 1, NULL, O_TEAMS},
     {"mode", 1, NULL, O_MODE}, {"nodes", 1, NULL, O_NODES},
     {"until-demand", 1, NULL, O_UNTIL}, {"sweep", 1, NULL, O_SWEEP},
     {"chart", 1, NULL, O_CHART}, {"gavel-throughputs", 1, NULL, O_GAVEL_TP},
-    {"gavel-gpu", 1, NULL, O_GAVEL_GPU},
-    {"pollux-profiles", 1, NULL, O_POLLUX},
-    {"max-p95-wait", 1, NULL, O_MAXP95},
-    {"max-starvation", 1, NULL, O_MAXSTARVE},
-    {"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0},
+    {"gavel-gpu", 1, NULL, O_GAVEL_GPU}, {"max-p95-wait", 1, NULL, O_MAXP95},
+    {"pollux-profiles", 1, NULL, O_POLLUX}, {"help", 0, NULL, 'h'},
+    {"max-starvation", 1, NULL, O_MAXSTARVE}, {NULL, 0, NULL, 0},
 };
 
 /* One option into 'o'; 0 or an exit status. */
@@ -338,6 +337,7 @@ static int parse_opt (struct opts *o, int c, const char *v)
     case O_JOBS: o->rq.flags |= GP_SIMRQ_SCHEDULE; return 0;
     case O_JSON: o->json = 1; return 0;
     case O_CATALOG: o->catalog = v; return 0;
+    case O_SET: return 0; /* applied by cli_scan_set */
     case O_SKIP: to->flags |= GP_TRACE_SKIP_BAD; return 0;
     case O_STRICT_TEAMS: o->rq.flags |= GP_SIMRQ_STRICT_TEAMS; return 0;
     case O_SYNTH: return num_opt ("synthetic", v, 1, 1e9, &o->synth);
@@ -370,20 +370,21 @@ int cmd_simulate (int argc, char **argv)
 {
     struct opts o;
     memset (&o, 0, sizeof o);
-    gp_sim_request_init (&o.rq);
-    int c, rc;
+    struct gp_defaults d;
+    int c, rc = cli_scan_set ("simulate", argc, argv, &d);
+    gp_sim_request_init_defaults (&o.rq, &d);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "h", long_opts, NULL)) != -1) {
+    while (!rc && (c = getopt_long (argc, argv, "h", long_opts, NULL)) != -1) {
         if (c == 'h')
             return cli_help ("simulate");
         if ((rc = parse_opt (&o, c, optarg)) < 0)
             return cli_usage_error ("simulate: unknown or incomplete option "
                                     "'%s' (see 'gpuplan simulate --help')",
                                     argv[optind - 1]);
-        if (rc)
-            return rc;
     }
+    if (rc)
+        return rc;
     if (optind != argc)
         return cli_usage_error ("simulate: unexpected argument '%s'",
                                 argv[optind]);

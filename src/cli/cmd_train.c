@@ -70,6 +70,7 @@ const char cmd_train_help[] =
     "    --top K           layouts to list (default 3, at most 10)\n"
     "    --json            one JSON document (docs/formats/train.md)\n"
     "    --catalog DIR     merge catalog CSV files found in DIR\n"
+    "    --set KEY=VALUE   override a default (gpuplan assumptions)\n"
     "\n"
     "EXIT STATUS\n"
     "    0 ok; 1 nothing fits or the deadline cannot be met (with the\n"
@@ -253,7 +254,7 @@ static int parse_flags (int argc, char **argv, struct tspec *fl,
 {
     enum { N_FIELDS = sizeof spec_fields / sizeof spec_fields[0] - 1 };
     static char names[N_FIELDS][32];
-    static struct option opts[N_FIELDS + 4];
+    static struct option opts[N_FIELDS + 5];
     int no = 0;
     for (int i = 0; i < N_FIELDS; i++) {
         snprintf (names[i], sizeof names[i], "%s", spec_fields[i].key);
@@ -266,6 +267,7 @@ static int parse_flags (int argc, char **argv, struct tspec *fl,
     opts[no++] = (struct option){"json", no_argument, NULL, 'j'};
     opts[no++] = (struct option){"catalog", required_argument, NULL, 'c'};
     opts[no++] = (struct option){"help", no_argument, NULL, 'h'};
+    opts[no++] = (struct option){"set", required_argument, NULL, 's'};
     opts[no] = (struct option){NULL, 0, NULL, 0};
     int o;
     optind = 0;
@@ -281,6 +283,8 @@ static int parse_flags (int argc, char **argv, struct tspec *fl,
             *dir = optarg;
         else if (o == 'h')
             return cli_help ("train");
+        else if (o == 's')
+            continue; /* applied by cli_scan_set */
         else
             return cli_usage_error ("train: unknown or incomplete option "
                                     "'%s' (see 'gpuplan train --help')",
@@ -345,14 +349,16 @@ int cmd_train (int argc, char **argv)
     tspec_unset (&fl);
     int as_json = 0;
     const char *dir = NULL;
-    int rc = parse_flags (argc, argv, &fl, &as_json, &dir);
-    if (rc >= 0)
+    struct gp_defaults d;
+    int rc = cli_scan_set ("train", argc, argv, &d);
+    if (rc || (rc = parse_flags (argc, argv, &fl, &as_json, &dir)) >= 0)
         return rc;
     rc = load_spec (optind == argc - 1 ? argv[optind] : NULL, &sp, &fl);
     if (rc >= 0)
         return rc;
     struct gp_train_request rq;
     tspec_request (&sp, &rq);
+    rq.defaults = &d;
     gp_error_t err = {0};
     struct gp_catalog *cat = cli_catalog (dir, &err);
     if (!cat)

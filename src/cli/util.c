@@ -63,6 +63,22 @@ json_t *cli_json_known (double v)
     return v > 0 ? json_real (v) : json_null ();
 }
 
+int cli_scan_set (const char *cmd, int argc, char **argv,
+                  struct gp_defaults *d)
+{
+    gp_defaults_init (d);
+    for (int i = 1; i < argc; i++) {
+        const char *a = !strncmp (argv[i], "--set=", 6) ? argv[i] + 6
+                        : !strcmp (argv[i], "--set") && i + 1 < argc
+                            ? argv[++i]
+                            : NULL;
+        gp_error_t err = {0};
+        if (a && gp_defaults_set_str (d, a, &err) != 0)
+            return cli_usage_error ("%s: --set: %s", cmd, err.text);
+    }
+    return EXIT_OK;
+}
+
 struct gp_catalog *cli_catalog (const char *dir, gp_error_t *err)
 {
     return gp_catalog_load (dir, err);

@@ -184,11 +184,12 @@ static void serve_cfg (const struct gp_infer_plan_result *r,
     c->accel = acc;
     c->tp = q->tp, c->pp = q->pp, c->ep = q->ep;
     c->weight_dtype = w;
-    /* The registry's infer.kv_dtype rule (its own value, "auto", cannot
-     * fail to parse).
+    /* The infer.kv_dtype default in force (an override was checked by
+     * gp_defaults_set_text, so this cannot fail).
      */
     c->kv_dtype = q->kv_dtype;
-    if (!q->kv_set && gp_kv_dtype_default (NULL, w, acc, &c->kv_dtype, NULL))
+    if (!q->kv_set
+        && gp_kv_dtype_default (q->defaults, w, acc, &c->kv_dtype, NULL))
         c->kv_dtype = GP_DT_BF16;
     gp_engine_defaults (q->engine, &c->eng);
     c->prefix_hit = q->prefix_hit;
@@ -283,7 +284,12 @@ int gp_infer_plan (const struct gp_catalog *cat,
     r->recommended = -1;
     r->choice = GP_INFER_CHOICE_NONE;
     const struct gp_accel *accs[GP_INFER_MAX_LIST];
-    int rc = resolve_request (&r->request, err);
+    enum gp_dtype kv; /* an overridden infer.kv_dtype must name a dtype */
+    int rc = gp_kv_dtype_default (rq->defaults, GP_DT_BF16, NULL, &kv, err);
+    if (rc)
+        gp_errprefix (err, "default infer.kv_dtype");
+    else
+        rc = resolve_request (&r->request, err);
     if (!rc)
         rc = resolve_names (cat, r, accs, err);
     if (!rc) {

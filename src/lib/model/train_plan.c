@@ -102,6 +102,7 @@ static void build_job (const struct gp_train_request *rq,
                        struct gp_train_job *job)
 {
     gp_train_job_default (job);
+    job->defaults = rq->defaults; /* reliability defaults in force */
     if (rq->precision >= 0)
         job->precision = (enum gp_precision)rq->precision;
     if (rq->optimizer_states == 1)

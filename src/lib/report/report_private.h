@@ -25,6 +25,15 @@ void gp_rb_esc (struct rbuf *b, const char *s);
 /* The text (caller frees), or NULL + err after a failure. */
 char *gp_rb_take (struct rbuf *b, gp_error_t *err);
 
+/* Aligned plain-text table (text_table.c).  create/add copy the cells
+ * (NULL = ""); write appends the table to 'b', frees 't' and returns 0,
+ * or -1 after an allocation failure (then 'b' may hold part of it).
+ */
+struct gp__ttab;
+struct gp__ttab *gp__ttab_create (size_t n_cols, const char *const *heads);
+void gp__ttab_add (struct gp__ttab *t, const char *const *cells);
+int gp__ttab_write (struct gp__ttab *t, struct rbuf *b);
+
 /* Footnote of the sensitivity table in every format. */
 #define SENS_NOTE                                                          \
     "GPU counts are whole nodes on the planner's node grid (1, 1.25, 1.5, " \

@@ -36,8 +36,14 @@ int gp_sim_sweep_parse (const char *s, enum gp_sim_sweep *out,
 
 void gp_sim_request_init (struct gp_sim_request *rq)
 {
+    gp_sim_request_init_defaults (rq, NULL);
+}
+
+void gp_sim_request_init_defaults (struct gp_sim_request *rq,
+                                   const struct gp_defaults *d)
+{
     memset (rq, 0, sizeof *rq);
-    gp_sim_config_init (&rq->cfg);
+    gp_sim_config_init_defaults (&rq->cfg, d);
     rq->cfg.policy = &gp_policy_fifo_backfill;
     rq->trace_opts.format = GP_TRACE_AUTO;
     rq->synth.arrival_rate_per_s = 60.0 / 3600; /* 60 jobs per hour */
