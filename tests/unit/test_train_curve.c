@@ -181,6 +181,21 @@ static void test_405b_deadline (void **state)
     assert_true (json_is_null (json_object_get (j, "global_batch")));
     json_decref (j);
     gp_train_plan_result_destroy (r);
+
+    /* the issue's command with --batch-tokens 16M (4,096 sequences of
+     * 4,096): the batch is kept, the curve is monotone and the answer no
+     * longer jumps to 57,344 GPUs at 12.9 % MFU
+     */
+    rq.accels = "H100-SXM";
+    rq.batch_tokens = 16777216;
+    r = plan_ok (&rq);
+    p = &r->accels[0];
+    assert_true (p->feasible && !p->batch_free);
+    assert_true (p->global_batch == 4096);
+    assert_true (p->n_gpus >= 10000 && p->n_gpus <= 20480);
+    assert_true (p->top[0].time.mfu >= 0.30);
+    check_curve (p, 90);
+    gp_train_plan_result_destroy (r);
 }
 
 /* Llama-3.1-70B, 15T tokens, 60 days on H100: the issue saw 3,584 GPUs
