@@ -74,6 +74,26 @@ int main (void)
             feasible_counts);
     printf ("search_fastest_count: %d gpus\n", best_n);
 
+    /* The deadline sizing with the batch co-optimised: 15T tokens in 90
+     * days, 4,096-token sequences, the batch free (4M-16M tokens).
+     */
+    {
+        struct gp_train_job dj;
+        gp_train_job_default (&dj);
+        dj.tokens = 15e12;
+        dj.batch_free = 1;
+        struct gp_train_result top[3];
+        static struct gp_train_size sz;
+        t0 = now ();
+        gp_train_size_deadline (&m, &dj, &hw, &fix, NULL, 90,
+                                GP_TRAIN_MAX_GPUS, top, 3, &sz);
+        printf ("size_deadline_405b_90d_batch_free_wall: %.3f s\n",
+                now () - t0);
+        printf ("size_deadline_405b_90d_gpus: %d gpus\n", sz.n_gpus);
+        printf ("size_deadline_405b_90d_curve_sizes: %zu sizes\n",
+                sz.n_curve);
+    }
+
     /* Full evaluations (memory + step time) of valid layouts, in a loop. */
     struct gp_layout ls[64];
     int nl = 0;

@@ -242,7 +242,35 @@ extern "C" {
        "accelerator has FP8 tensor cores, else BF16; quantised "              \
        "checkpoints ship FP8 KV-cache scales (vLLM docs, Quantized KV "       \
        "Cache; TensorRT-LLM FP8 KV cache); a dtype name (bf16, fp8, ...)"     \
-       " forces one")
+       " forces one")                                                         \
+    XX(TRAIN_BATCH_MAX_REF_TOKENS,                                           \
+       "train.batch_max_ref_tokens", 16777216.0, NULL, "tokens",              \
+       "train,plan",                                                          \
+       "largest global batch the planner chooses for a model of"              \
+       " train.batch_max_ref_params: 16M tokens, Llama 3 405B's final"        \
+       " batch (Llama 3 paper, sec. 3.4.1); docs/model/training.md, Batch")   \
+    XX(TRAIN_BATCH_MAX_REF_PARAMS,                                           \
+       "train.batch_max_ref_params", 405e9, NULL, "parameters",               \
+       "train,plan",                                                          \
+       "model size of the reference batch: Llama 3 405B (Llama 3 paper)")     \
+    XX(TRAIN_BATCH_MAX_EXPONENT,                                             \
+       "train.batch_max_exponent", 1.0 / 3.0, NULL, "power of params",       \
+       "train,plan",                                                          \
+       "growth of the largest batch with model size, (N/Nref)^e: 1/3 puts"    \
+       " GPT-3's batches (0.5M at 125M to 3.2M at 175B, Brown et al. 2020,"   \
+       " Table 2.1), Llama 2's 4M (7B-70B) and Llama 3 405B's 4M-16M inside"  \
+       " the range; the critical batch grows as the loss falls (McCandlish"   \
+       " et al. 2018; Kaplan et al. 2020, sec. 5.1)")                         \
+    XX(TRAIN_BATCH_RANGE,                                                    \
+       "train.batch_range", 4.0, NULL, "largest / smallest",                  \
+       "train,plan",                                                          \
+       "the chosen batch lies within a factor 4 below the largest: Llama 3"   \
+       " 405B ramped 4M -> 8M -> 16M tokens (Llama 3 paper, sec. 3.4.1)")     \
+    XX(TRAIN_BATCH_WARN_MFU_LOSS,                                            \
+       "train.batch_warn_mfu_loss", 0.10, NULL, "share of MFU",               \
+       "train",                                                               \
+       "planning threshold: a batch the user fixes is flagged when the"       \
+       " batch the planner would choose reaches an MFU over 10% higher")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,

@@ -85,6 +85,11 @@ struct gp_train_job {
     const struct gp_defaults *defaults; /* borrowed; NULL = the registry's
                                          * values (reliability.*,
                                          * train.ckpt_*) */
+    int batch_free;           /* 1: global_batch is only a default; the
+                               * sizing (gp_train_search_batch,
+                               * gp_train_size_deadline) chooses the batch
+                               * within gp_train_batch_range.  0 (the
+                               * default): global_batch is fixed */
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */
@@ -354,19 +359,74 @@ size_t gp_search_layouts (const struct gp_train_model *m,
                           size_t k,
                           struct gp_search_stats *st);
 
+/* The global batch range of a model (sequences of 'seq_len' tokens,
+ * docs/model/training.md, Batch): the largest is
+ * train.batch_max_ref_tokens x (total params / train.batch_max_ref_params)
+ * ^ train.batch_max_exponent tokens, rounded down to a power of two and
+ * converted by gp_train_batch_sequences; the smallest is the largest /
+ * train.batch_range (at least 1).  'd' NULL = the registry's values.
+ * Writes *min_seq and *max_seq; no errors.
+ */
+void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
+                           const struct gp_defaults *d, double *min_seq,
+                           double *max_seq);
+
+/* gp_search_layouts at 'n_gpus' for every power-of-two global batch of
+ * gp_train_batch_range (job->defaults) when job->batch_free, else for
+ * job->global_batch only.  Keeps the batch with the highest tokens/s (the
+ * smaller on a tie) and its 'k' fastest layouts in 'top' (at most
+ * GP_TRAIN_TOP_MAX when the batch is free); *batch (may be
+ * NULL) receives it in sequences.  Returns the number kept (0: nothing
+ * fits at any batch).  'st' may be NULL.
+ */
+size_t gp_train_search_batch (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              int n_gpus,
+                              const struct gp_search_fix *fix,
+                              struct gp_train_result *top,
+                              size_t k,
+                              struct gp_search_stats *st,
+                              double *batch);
+
+/* One GPU count the deadline sizing tried (its fastest batch and layout). */
+struct gp_train_curve_pt {
+    int gpus;
+    double global_batch;        /* sequences */
+    double rate;                /* tokens/s x goodput */
+    double days;                /* tokens / rate, days */
+    double mfu;
+    struct gp_layout layout;
+    int slower_than;            /* 0: on the curve; else skipped, not
+                                   faster than this smaller count */
+};
+
+#define GP_TRAIN_CURVE_MAX 160
+
 /* The answer of the deadline sizing. */
 struct gp_train_size {
     int n_gpus;                 /* the answer; 0 = no size meets the date */
     int best_n;                 /* the size with the highest goodput rate */
     double best_rate;           /* its tokens/s x goodput */
     struct gp_reliability rel;  /* at n_gpus */
+    double global_batch;        /* sequences, at n_gpus (the job's when
+                                   the batch is fixed) */
+    size_t n_curve;             /* counts tried, ascending; 0 when the job
+                                   has no tokens */
+    struct gp_train_curve_pt curve[GP_TRAIN_CURVE_MAX];
 };
 
 /* Inverse sizing: the fewest whole nodes whose fastest fitting layout
- * trains job->tokens within 'days' (throughput x goodput of
+ * (and batch, when job->batch_free: gp_train_search_batch) trains
+ * job->tokens within 'days' (throughput x goodput of
  * gp_train_reliability).  Sizes of 1, 1.25, 1.5, 1.75 x 2^j nodes are
  * tried up to 'max_gpus'; once one meets the date, every node count
- * between it and the previous candidate is tried, smallest first.
+ * between it and the previous candidate is tried, smallest first.  The
+ * ladder goes on past the answer (at least 4 sizes and to twice it) for
+ * res->curve, where a count not faster than a smaller one is marked
+ * skipped (slower_than), so the counts left are monotone: more GPUs,
+ * fewer days.  The answer is the fewest GPUs on the curve that meet the
+ * date.
  * Returns the number of layouts in 'top' (at most 'k'; 0: no size meets
  * the date, see res->best_n and res->best_rate).  Same as
  * gp_train_size_deadline with the training model's reliability defaults.
@@ -597,6 +657,16 @@ struct gp_train_accel_plan {
     double on_demand_usd;       /* gpu_hours x price; 0 = unknown */
     size_t n_alt;
     struct gp_train_neighbour alt[GP_TRAIN_ALT_MAX];
+    double global_batch;        /* sequences, the batch of top[] */
+    int batch_free;             /* the planner chose it */
+    size_t n_curve;             /* deadline: the sizes tried (ascending) */
+    struct gp_train_curve_pt curve[GP_TRAIN_CURVE_MAX];
+    int batch_inefficient;      /* the user's batch: the free batch reaches
+                                   an MFU over train.batch_warn_mfu_loss
+                                   higher (free_* below) */
+    int free_n_gpus;            /* the free batch's answer: GPUs, */
+    double free_mfu;            /* MFU and batch (sequences); 0 = not */
+    double free_global_batch;   /* computed (the batch was free) */
 };
 
 /* The result of gp_train_plan (caller-owned). */

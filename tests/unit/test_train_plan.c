@@ -238,7 +238,9 @@ static void test_neighbours_typed (void **state)
         const struct gp_train_neighbour *nb = &p->alt[i];
         struct gp_train_result x;
         gp_error_t e2 = {0};
-        int bad = gp_train_eval (&r->model, &r->job, &p->hw, &nb->layout, &x,
+        struct gp_train_job job = r->job;
+        job.global_batch = p->global_batch; /* the batch chosen */
+        int bad = gp_train_eval (&r->model, &job, &p->hw, &nb->layout, &x,
                                  &e2);
         if (nb->verdict == GP_VERDICT_INVALID) {
             assert_int_not_equal (bad, 0);
@@ -274,8 +276,9 @@ static double days_at (const struct gp_train_plan_result *r,
     struct gp_search_fix fix;
     gp_search_fix_free (&fix);
     struct gp_train_result top[1];
-    if (!gp_search_layouts (&r->model, &r->job, &p->hw, n, &fix, top, 1,
-                            NULL))
+    /* the batch is free: the fastest batch of the range at this count */
+    if (!gp_train_search_batch (&r->model, &r->job, &p->hw, n, &fix, top, 1,
+                                NULL, NULL))
         return INFINITY;
     struct gp_reliability rel;
     gp_train_reliability_with (&r->model, &r->job, n, p->gpus_per_node, rp,

@@ -120,6 +120,9 @@ static void build_job (const struct gp_train_request *rq,
             job->seq_len);
     if (job->global_batch < 1)
         job->global_batch = 1;
+    /* no batch given: the sizing chooses it (docs/model/training.md) */
+    job->batch_free = !(rq->global_batch > 0 || rq->batch_tokens > 0);
+    job->defaults = rq->defaults;
 }
 
 static void build_fix (const struct gp_train_request *rq,
@@ -168,10 +171,13 @@ static void size_one (const struct gp_train_plan_result *r,
 {
     struct gp_search_stats st;
     memset (&st, 0, sizeof st);
+    p->batch_free = r->job.batch_free;
+    p->global_batch = r->job.global_batch;
     if (rq->gpus > 0) {
         p->n_gpus = rq->gpus;
-        p->n_top = gp_search_layouts (&r->model, &r->job, &p->hw, rq->gpus,
-                                      fix, p->top, (size_t)k, &st);
+        p->n_top = gp_train_search_batch (&r->model, &r->job, &p->hw,
+                                          rq->gpus, fix, p->top, (size_t)k,
+                                          &st, &p->global_batch);
         if (!p->n_top && st.have_oom) {
             p->why = GP_TRAIN_OOM_AT_COUNT;
             p->oom_bytes = st.best_oom.mem.total;
@@ -186,6 +192,9 @@ static void size_one (const struct gp_train_plan_result *r,
                                        rq->rel, rq->days, GP_TRAIN_MAX_GPUS,
                                        p->top, (size_t)k, &sz);
     p->n_gpus = sz.n_gpus;
+    p->global_batch = sz.global_batch;
+    p->n_curve = sz.n_curve;
+    memcpy (p->curve, sz.curve, sz.n_curve * sizeof *p->curve);
     if (!p->n_top) {
         p->why = sz.best_n ? GP_TRAIN_BATCH_CAPS : GP_TRAIN_NO_FIT_ANY_SIZE;
         p->best_n = sz.best_n;
@@ -217,6 +226,44 @@ static void derive (const struct gp_train_plan_result *r,
     p->on_demand_usd = p->price.usd_per_gpu_hour * p->gpu_hours;
 }
 
+/* A batch the user fixed: the same question with the batch free (the
+ * deadline sizing, or the same count); flag the user's batch when the
+ * free one reaches an MFU over train.batch_warn_mfu_loss higher.
+ */
+static void batch_check (const struct gp_train_plan_result *r,
+                         const struct gp_train_request *rq,
+                         const struct gp_search_fix *fix,
+                         struct gp_train_accel_plan *p)
+{
+    struct gp_train_job job = r->job;
+    job.batch_free = 1;
+    struct gp_train_result top[1];
+    size_t got;
+    if (rq->gpus > 0) {
+        got = gp_train_search_batch (&r->model, &job, &p->hw, rq->gpus, fix,
+                                     top, 1, NULL, &p->free_global_batch);
+        p->free_n_gpus = rq->gpus;
+    } else {
+        struct gp_train_size *sz = malloc (sizeof *sz);
+        if (!sz)
+            return;
+        got = gp_train_size_deadline (&r->model, &job, &p->hw, fix, rq->rel,
+                                      rq->days, GP_TRAIN_MAX_GPUS, top, 1,
+                                      sz);
+        p->free_n_gpus = sz->n_gpus;
+        p->free_global_batch = sz->global_batch;
+        free (sz);
+    }
+    if (!got) {
+        p->free_n_gpus = 0;
+        p->free_global_batch = 0;
+        return;
+    }
+    p->free_mfu = top[0].time.mfu;
+    double loss = gp_default (rq->defaults, GP_DEF_TRAIN_BATCH_WARN_MFU_LOSS);
+    p->batch_inefficient = p->free_mfu > p->top[0].time.mfu * (1 + loss);
+}
+
 static int plan_accel (const struct gp_catalog *cat,
                        const struct gp_train_request *rq,
                        const char *id, int gpn, double nic,
@@ -243,8 +290,12 @@ static int plan_accel (const struct gp_catalog *cat,
     p->feasible = 1;
     p->why = GP_TRAIN_FEASIBLE;
     derive (r, rq, p);
-    gp_train_neighbours (&r->model, &r->job, &p->hw, &p->top[0], p->alt,
+    struct gp_train_job job = r->job;
+    job.global_batch = p->global_batch;
+    gp_train_neighbours (&r->model, &job, &p->hw, &p->top[0], p->alt,
                          &p->n_alt);
+    if (!r->job.batch_free)
+        batch_check (r, rq, fix, p);
     return 0;
 }
 
@@ -258,6 +309,10 @@ static int check_request (const struct gp_train_request *rq,
     if (rq->gpus <= 0 && rq->days <= 0)
         return gp_errprintf (err, GP_EINVAL,
                              "train: give --gpus N or --days D");
+    if (rq->gpus > 0 && rq->days > 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "train: give --gpus N or --days D, not both "
+                             "(a deadline chooses the count)");
     if (rq->days > 0 && rq->tokens <= 0)
         return gp_errprintf (err, GP_EINVAL, "train: --days needs --tokens");
     if (rq->tokens < 0 || rq->seq_len < 0 || rq->global_batch < 0

@@ -171,7 +171,9 @@ static int size_deadline (struct gp_plan_spec *s, size_t wi,
                                 GP_TRAIN_MAX_GPUS, &tr, 1, &sz)) {
         int n = sz.n_gpus;
         double sec = w->tokens / (tr.time.tokens_per_s * sz.rel.goodput);
-        record_need (s, z, wi, m, job, hw, &tr);
+        struct gp_train_job jb = *job;
+        jb.global_batch = sz.global_batch; /* the batch the sizing chose */
+        record_need (s, z, wi, m, &jb, hw, &tr);
         z->job_gpus[wi] = n;
         z->job_s[wi] = sec;
         add_busy (z->demand, z->n_periods, w->start_month, sec / MONTH_S, n);
@@ -221,6 +223,7 @@ static int size_training (struct gp_plan_spec *s, size_t wi,
     job.global_batch = w->global_batch > 0
                            ? w->global_batch
                            : gp_train_batch_sequences (0, job.seq_len);
+    job.batch_free = w->global_batch <= 0; /* as `train`: chosen per size */
     job.tokens = w->tokens;
     struct gp_train_hw hw;
     gp_train_hw_from_accel (os->accel, job.precision, &hw);

@@ -145,6 +145,55 @@ static json_t *lists_json (const struct gp_train_accel_plan *p, json_t *o)
     return o;
 }
 
+/* The deadline curve (sizes on it, monotone) and the sizes skipped. */
+static void curve_json (const struct gp_train_plan_result *r,
+                        const struct gp_train_accel_plan *p, json_t *o)
+{
+    json_t *cv = json_array (), *sk = json_array ();
+    for (size_t i = 0; i < p->n_curve; i++) {
+        const struct gp_train_curve_pt *c = &p->curve[i];
+        json_t *e = json_object ();
+        json_object_set_new (e, "gpus", json_integer (c->gpus));
+        json_object_set_new (e, "days", json_real (c->days));
+        if (c->slower_than) {
+            json_object_set_new (e, "reason", json_string ("slower"));
+            json_object_set_new (e, "not_faster_than_gpus",
+                                 json_integer (c->slower_than));
+            json_array_append_new (sk, e);
+            continue;
+        }
+        json_object_set_new (e, "mfu", json_real (c->mfu));
+        json_object_set_new (e, "global_batch_tokens",
+                             json_real (c->global_batch * r->job.seq_len));
+        json_object_set_new (e, "layout", layout_json (&c->layout));
+        json_array_append_new (cv, e);
+    }
+    json_object_set_new (o, "curve", cv);
+    json_object_set_new (o, "curve_skipped", sk);
+}
+
+/* The batch: chosen or given, and the warning when the given one forces
+ * an inefficient layout.
+ */
+static void batch_json (const struct gp_train_plan_result *r,
+                        const struct gp_train_accel_plan *p, json_t *o)
+{
+    json_object_set_new (o, "global_batch", json_real (p->global_batch));
+    json_object_set_new (o, "global_batch_tokens",
+                         json_real (p->global_batch * r->job.seq_len));
+    json_object_set_new (o, "batch_chosen", json_boolean (p->batch_free));
+    json_object_set_new (o, "batch_inefficient",
+                         json_boolean (p->batch_inefficient));
+    if (p->batch_free || !p->free_mfu)
+        return;
+    json_t *f = json_object ();
+    json_object_set_new (f, "n_gpus", json_integer (p->free_n_gpus));
+    json_object_set_new (f, "mfu", json_real (p->free_mfu));
+    json_object_set_new (f, "global_batch_tokens",
+                         json_real (p->free_global_batch * r->job.seq_len));
+    json_object_set_new (o, "free_batch", f);
+}
+
 static json_t *accel_json (const struct gp_train_plan_result *r,
                            const struct gp_train_accel_plan *p)
 {
@@ -177,6 +226,9 @@ static json_t *accel_json (const struct gp_train_plan_result *r,
     json_object_set_new (o, "cost_hook", cost_json (p));
     json_object_set_new (o, "reliability", reliability_json (p));
     json_object_set_new (o, "batch_limited", json_boolean (p->batch_limited));
+    batch_json (r, p, o);
+    if (r->target_days > 0)
+        curve_json (r, p, o);
     return lists_json (p, o);
 }
 
@@ -190,7 +242,8 @@ json_t *gp_report_train_json (const struct gp_train_plan_result *r)
     json_object_set_new (root, "tokens", known (r->job.tokens));
     json_object_set_new (root, "seq_len", json_real (r->job.seq_len));
     json_object_set_new (root, "global_batch",
-                         json_real (r->job.global_batch));
+                         r->job.batch_free ? json_null ()
+                                           : json_real (r->job.global_batch));
     json_object_set_new (root, "precision",
                          json_string (gp_precision_str (r->job.precision)));
     json_object_set_new (root, "target_days", known (r->target_days));

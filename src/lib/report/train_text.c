@@ -10,9 +10,16 @@
 static void header (struct rbuf *b, const struct gp_train_plan_result *r)
 {
     const struct gp_train_job *job = &r->job;
-    gp_rb_printf (b, "%s (%.3g B params), seq %.0f, batch %.0f sequences, %s",
-             r->arch.id, r->model.total_params / 1e9, job->seq_len,
-             job->global_batch, gp_precision_str (job->precision));
+    if (job->batch_free)
+        gp_rb_printf (b, "%s (%.3g B params), seq %.0f, batch chosen per "
+                    "size, %s",
+                 r->arch.id, r->model.total_params / 1e9, job->seq_len,
+                 gp_precision_str (job->precision));
+    else
+        gp_rb_printf (b, "%s (%.3g B params), seq %.0f, batch %.0f "
+                    "sequences, %s",
+                 r->arch.id, r->model.total_params / 1e9, job->seq_len,
+                 job->global_batch, gp_precision_str (job->precision));
     if (job->tokens > 0)
         gp_rb_printf (b, ", %.3g tokens", job->tokens);
     if (r->target_days > 0)
@@ -21,7 +28,8 @@ static void header (struct rbuf *b, const struct gp_train_plan_result *r)
 }
 
 /* Size, layout, memory, step breakdown and rates. */
-static void shape (struct rbuf *b, const struct gp_train_accel_plan *p)
+static void shape (struct rbuf *b, const struct gp_train_accel_plan *p,
+                   double seq)
 {
     const struct gp_train_result *best = &p->top[0];
     const struct gp_train_time *t = &best->time;
@@ -30,6 +38,10 @@ static void shape (struct rbuf *b, const struct gp_train_accel_plan *p)
     gp_train_layout_text (&best->layout, ls, sizeof ls);
     gp_rb_printf (b, "  GPUs %d (%d node%s of %d)   layout %s\n", p->n_gpus,
              p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node, ls);
+    if (p->batch_free)
+        gp_rb_printf (b, "  global batch %.0f sequences (%.3g M tokens), "
+                    "chosen within the critical-batch range\n",
+                 p->global_batch, p->global_batch * seq / 1e6);
     gp_rb_printf (b, "  memory/GPU %.1f GB of %.1f GB (weights %.1f, grads %.1f, "
                 "optimizer %.1f, activations %.1f, logits %.1f, buffers "
                 "%.1f, runtime %.1f)\n",
@@ -49,8 +61,7 @@ static void shape (struct rbuf *b, const struct gp_train_accel_plan *p)
 }
 
 /* Reliability, time to train, energy, the batch note and the cost. */
-static void outcome (struct rbuf *b, const struct gp_train_plan_result *r,
-                     const struct gp_train_accel_plan *p)
+static void outcome (struct rbuf *b, const struct gp_train_accel_plan *p)
 {
     const struct gp_train_time *t = &p->top[0].time;
     gp_rb_printf (b, "  reliability: job MTBF %.1f h, checkpoint every %.0f s "
@@ -76,7 +87,14 @@ static void outcome (struct rbuf *b, const struct gp_train_plan_result *r,
                     "global batch (%.0f sequences) leaves few micro-batches "
                     "per pipeline at this size; a larger batch or a longer "
                     "deadline needs fewer GPUs\n",
-                 100 * t->pp_bubble_s / t->step_s, r->job.global_batch);
+                 100 * t->pp_bubble_s / t->step_s, p->global_batch);
+    if (p->batch_inefficient)
+        gp_rb_printf (b, "  warning: the given batch (%.0f sequences) forces "
+                    "an inefficient layout: MFU %.1f %%, while the batch the "
+                    "planner chooses (%.0f sequences) reaches %.1f %% on %d "
+                    "GPUs\n",
+                 p->global_batch, 100 * t->mfu, p->free_global_batch,
+                 100 * p->free_mfu, p->free_n_gpus);
     const struct gp_instance *in = p->price.inst;
     if (in && p->gpu_hours > 0) {
         gp_rb_printf (b, "  cost hook: %.3g GPU-hours x $%.2f/GPU-hour (cheapest "
@@ -90,6 +108,39 @@ static void outcome (struct rbuf *b, const struct gp_train_plan_result *r,
                  in->price_flags ? in->price_flags : "",
                  in->source && in->source[0] ? in->source : "(none)");
     }
+}
+
+/* The deadline curve: GPUs against days, from an eighth of the answer
+ * up (the JSON has every size), and the sizes skipped as slower.
+ */
+static void curve (struct rbuf *b, const struct gp_train_plan_result *r,
+                   const struct gp_train_accel_plan *p)
+{
+    char ls[120];
+    size_t shown = 0, skipped = 0;
+    if (!p->n_curve)
+        return;
+    gp_rb_printf (b, "  GPUs vs days (fastest batch and layout per size; "
+                "the answer is the fewest that meet the date):\n");
+    gp_rb_printf (b, "    %8s %8s %6s %12s  %s\n", "GPUs", "days", "MFU",
+             "batch (tok)", "layout");
+    for (size_t i = 0; i < p->n_curve; i++) {
+        const struct gp_train_curve_pt *c = &p->curve[i];
+        if (c->slower_than) {
+            skipped++;
+            continue;
+        }
+        if (c->gpus * 8 < p->n_gpus)
+            continue;
+        gp_train_layout_text (&c->layout, ls, sizeof ls);
+        gp_rb_printf (b, "    %8d %8.1f %5.1f%% %11.3gM  %s%s\n", c->gpus,
+                 c->days, 100 * c->mfu, c->global_batch * r->job.seq_len / 1e6,
+                 ls, c->gpus == p->n_gpus ? "  <- chosen" : "");
+        shown++;
+    }
+    if (skipped)
+        gp_rb_printf (b, "    (%zu sizes skipped: not faster than a smaller "
+                    "size; see --json)\n", skipped);
 }
 
 static void lists (struct rbuf *b, const struct gp_train_accel_plan *p)
@@ -124,8 +175,9 @@ char *gp_report_train_text (const struct gp_train_plan_result *r)
                      gp_train_reason_text (r, p, why, sizeof why));
             continue;
         }
-        shape (b, p);
-        outcome (b, r, p);
+        shape (b, p, r->job.seq_len);
+        outcome (b, p);
+        curve (b, r, p);
         lists (b, p);
         gp_rb_printf (b, "\n");
     }

@@ -250,32 +250,194 @@ size_t gp_search_layouts (const struct gp_train_model *m,
     return n;
 }
 
-/* Search 'nodes' whole nodes; the layouts in 'top' and a non-zero count
- * when the best one meets 'need' tokens/s after goodput.
- */
-static size_t try_size (const struct gp_train_model *m,
-                        const struct gp_train_job *job,
-                        const struct gp_train_hw *hw,
-                        const struct gp_search_fix *fix,
-                        const struct gp_train_rel_params *rp, long long nodes,
-                        int gpn, double need, struct gp_train_result *top,
-                        size_t k, struct gp_train_size *res)
+void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
+                           const struct gp_defaults *d, double *min_seq,
+                           double *max_seq)
 {
-    long long n = nodes * gpn;
-    size_t got = gp_search_layouts (m, job, hw, (int)n, fix, top, k, NULL);
+    double ref = gp_default (d, GP_DEF_TRAIN_BATCH_MAX_REF_TOKENS);
+    double n0 = gp_default (d, GP_DEF_TRAIN_BATCH_MAX_REF_PARAMS);
+    double e = gp_default (d, GP_DEF_TRAIN_BATCH_MAX_EXPONENT);
+    double range = gp_default (d, GP_DEF_TRAIN_BATCH_RANGE);
+    double n = m->total_params > 0 ? m->total_params : n0;
+    double tok = ref * pow (n / n0, e);
+    /* down to a power of two (1e-9: 405.0B is exactly the reference) */
+    double p2 = exp2 (floor (log2 (tok) + 1e-9));
+    *max_seq = gp_train_batch_sequences (p2, seq_len);
+    *min_seq = floor (*max_seq / (range >= 1 ? range : 1));
+    if (*min_seq < 1)
+        *min_seq = 1;
+}
+
+size_t gp_train_search_batch (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              int n_gpus,
+                              const struct gp_search_fix *fix,
+                              struct gp_train_result *top,
+                              size_t k,
+                              struct gp_search_stats *st,
+                              double *batch)
+{
+    if (batch)
+        *batch = job->global_batch;
+    if (!job->batch_free)
+        return gp_search_layouts (m, job, hw, n_gpus, fix, top, k, st);
+    double lo, hi;
+    gp_train_batch_range (m, job->seq_len, job->defaults, &lo, &hi);
+    struct gp_train_job jb = *job;
+    struct gp_train_result tmp[GP_TRAIN_TOP_MAX];
+    struct gp_search_stats s1;
+    size_t kk = k < GP_TRAIN_TOP_MAX ? k : GP_TRAIN_TOP_MAX;
+    size_t best = 0;
+    double best_tps = 0;
+    for (double b = lo; b <= hi; b *= 2) {
+        jb.global_batch = b;
+        size_t got = gp_search_layouts (m, &jb, hw, n_gpus, fix, tmp, kk,
+                                        &s1);
+        if (st && (b == lo || (!best && s1.have_oom)))
+            *st = s1;
+        if (!got || tmp[0].time.tokens_per_s <= best_tps)
+            continue;
+        best_tps = tmp[0].time.tokens_per_s;
+        best = got;
+        memcpy (top, tmp, got * sizeof *top);
+        if (batch)
+            *batch = b;
+    }
+    return best;
+}
+
+/* The search of one deadline sizing. */
+struct dctx {
+    const struct gp_train_model *m;
+    const struct gp_train_job *job;
+    const struct gp_train_hw *hw;
+    const struct gp_search_fix *fix;
+    const struct gp_train_rel_params *rp;
+    int gpn;
+    double need;                 /* tokens/s after goodput */
+    struct gp_train_size *res;
+};
+
+/* Search 'nodes' whole nodes into 'top'; appends the size to the curve.
+ * Returns the count kept, and sets *meets when its best layout meets the
+ * date ('rel', 'batch' then describe it).
+ */
+static size_t try_size (const struct dctx *c, long long nodes,
+                        struct gp_train_result *top, size_t k, int *meets,
+                        struct gp_reliability *rel, double *batch)
+{
+    struct gp_train_size *res = c->res;
+    long long n = nodes * c->gpn;
+    *meets = 0;
+    size_t got = gp_train_search_batch (c->m, c->job, c->hw, (int)n, c->fix,
+                                        top, k, NULL, batch);
     if (!got)
         return 0;
-    struct gp_reliability rel;
-    gp_train_reliability_with (m, job, (double)n, gpn, rp, &rel);
-    double rate = top[0].time.tokens_per_s * rel.goodput;
+    gp_train_reliability_with (c->m, c->job, (double)n, c->gpn, c->rp, rel);
+    double rate = top[0].time.tokens_per_s * rel->goodput;
     if (rate > res->best_rate) {
         res->best_rate = rate;
         res->best_n = (int)n;
     }
-    if (rate < need)
-        return 0;
-    res->n_gpus = (int)n;
+    if (res->n_curve < GP_TRAIN_CURVE_MAX) {
+        struct gp_train_curve_pt *pt = &res->curve[res->n_curve++];
+        memset (pt, 0, sizeof *pt);
+        pt->gpus = (int)n;
+        pt->global_batch = *batch;
+        pt->rate = rate;
+        pt->days = rate > 0 ? c->job->tokens / rate / 86400 : 0;
+        pt->mfu = top[0].time.mfu;
+        pt->layout = top[0].layout;
+    }
+    *meets = rate >= c->need;
+    return got;
+}
+
+/* Sort the curve by GPUs (ascending, one entry per count) and mark every
+ * count that is not faster than a smaller one as skipped.
+ */
+static void finish_curve (struct gp_train_size *res)
+{
+    struct gp_train_curve_pt *c = res->curve;
+    size_t n = res->n_curve;
+    for (size_t i = 1; i < n; i++) {
+        struct gp_train_curve_pt t = c[i];
+        size_t j = i;
+        while (j > 0 && c[j - 1].gpus > t.gpus) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = t;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (w == 0 || c[i].gpus != c[w - 1].gpus)
+            c[w++] = c[i];
+    res->n_curve = w;
+    int best = -1;
+    for (size_t i = 0; i < w; i++) {
+        if (best >= 0 && c[i].rate <= c[best].rate)
+            c[i].slower_than = c[best].gpus;
+        else
+            best = (int)i;
+    }
+}
+
+/* The ladder past the answer at 'nodes' (j, q its position), for the
+ * curve: at least 4 more sizes, and up to twice the answer.
+ */
+static void extend_curve (const struct dctx *c, int j, int q,
+                          long long nodes, int max_gpus)
+{
+    struct gp_train_result tmp[1];
+    struct gp_reliability rel;
+    double b;
+    int meets, more = 0;
+    for (;;) {
+        if (++q == 8) {
+            q = 4;
+            j++;
+        }
+        if (j < 2 && q > 4 && (q << j) % 4)
+            continue;
+        long long nn = ((long long)q << j) / 4;
+        if (nn * c->gpn > max_gpus || (more >= 4 && nn > 2 * nodes))
+            return;
+        try_size (c, nn, tmp, 1, &meets, &rel, &b);
+        more++;
+    }
+}
+
+/* The answer at 'nodes' (the first ladder size that meets the date,
+ * after 'prev' that did not): the fewest whole nodes in between that
+ * meet it, else 'nodes'.  Only the answer joins the curve.
+ */
+static size_t refine (const struct dctx *c, long long prev, long long nodes,
+                      struct gp_train_result *top, size_t k)
+{
+    struct gp_train_size *res = c->res;
+    struct gp_reliability rel;
+    double b;
+    int meets;
+    for (long long r = prev + 1; r < nodes; r++) {
+        size_t keep_n = res->n_curve;
+        size_t got = try_size (c, r, top, k, &meets, &rel, &b);
+        if (got && meets) {
+            res->n_gpus = (int)(r * c->gpn);
+            res->rel = rel;
+            res->global_batch = b;
+            return got;
+        }
+        res->n_curve = keep_n;
+    }
+    /* 'top' may hold a refinement: redo this size (already on the curve) */
+    size_t keep_n = res->n_curve;
+    size_t got = try_size (c, nodes, top, k, &meets, &rel, &b);
+    res->n_curve = keep_n;
+    res->n_gpus = (int)(nodes * c->gpn);
     res->rel = rel;
+    res->global_batch = b;
     return got;
 }
 
@@ -291,38 +453,37 @@ size_t gp_train_size_deadline (const struct gp_train_model *m,
                                struct gp_train_size *res)
 {
     memset (res, 0, sizeof *res);
+    res->global_batch = job->global_batch;
     if (job->tokens <= 0 || days <= 0 || k == 0)
         return 0;
-    int gpn = hw->gpus_per_node > 0 ? hw->gpus_per_node : 8;
-    double need = job->tokens / (days * 86400.0);
+    struct dctx c = {.m = m, .job = job, .hw = hw, .fix = fix, .rp = rp,
+                     .gpn = hw->gpus_per_node > 0 ? hw->gpus_per_node : 8,
+                     .need = job->tokens / (days * 86400.0), .res = res};
     long long prev_nodes = 0;
     for (int j = 0; j < 31; j++) {
         for (int q = 4; q < 8; q++) {
             if (j < 2 && q > 4 && (q << j) % 4)
                 continue;
             long long nodes = ((long long)q << j) / 4;
-            if (nodes * gpn > max_gpus)
+            if (nodes * c.gpn > max_gpus) {
+                finish_curve (res);
                 return 0;
-            size_t got = try_size (m, job, hw, fix, rp, nodes, gpn, need,
-                                   top, k, res);
-            if (!got) {
+            }
+            struct gp_reliability rel;
+            double b;
+            int meets;
+            size_t got = try_size (&c, nodes, top, k, &meets, &rel, &b);
+            if (!got || !meets) {
                 prev_nodes = nodes;
                 continue;
             }
-            /* refine: every whole-node count between the last size that
-             * failed and this one, smallest first
-             */
-            for (long long r = prev_nodes + 1; r < nodes; r++) {
-                size_t g2 = try_size (m, job, hw, fix, rp, r, gpn, need, top,
-                                      k, res);
-                if (g2)
-                    return g2;
-            }
-            /* the refinement may have overwritten 'top': redo this size */
-            return try_size (m, job, hw, fix, rp, nodes, gpn, need, top, k,
-                             res);
+            got = refine (&c, prev_nodes, nodes, top, k);
+            extend_curve (&c, j, q, nodes, max_gpus);
+            finish_curve (res);
+            return got;
         }
     }
+    finish_curve (res);
     return 0;
 }
 
