@@ -234,6 +234,15 @@ struct gp_mix_in {
     int integer;                   /* 1: whole units of each commitment
                                     * (MIP); on-demand and spot stay
                                     * continuous (fractional node-months) */
+    /* Optional caps (0 / NULL = none).  spot_cap[t]: useful spot units
+     * period t may get, replacing spot_max_share x d_t when smaller (the
+     * demand that tolerates preemption); max_on_demand / max_spot: upper
+     * bounds on o_t and s_t (units obtainable per period); max_commit[j]:
+     * upper bound on each block of commitment j.
+     */
+    const double *spot_cap;
+    double max_on_demand, max_spot;
+    double max_commit[GP_MIX_MAX_COMMIT];
 };
 
 struct gp_mix {
