@@ -184,8 +184,11 @@ enum gp_pricing {
     GP_PRICE_RESERVED_3Y,
     GP_PRICE_SPOT,
     GP_PRICE_MIX,               /* the LP's cheapest mix */
+    GP_PRICE_CAPACITY_BLOCK,    /* AWS EC2 Capacity Blocks: prepaid,
+                                 * non-interruptible blocks of whole
+                                 * instances (parts.csv rates and terms) */
 };
-#define GP_N_PRICING 5
+#define GP_N_PRICING 6
 
 const char *gp_pricing_str (enum gp_pricing p);
 int gp_pricing_parse (const char *s, enum gp_pricing *out, gp_error_t *err);

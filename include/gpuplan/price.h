@@ -58,7 +58,8 @@ int gp_price_gpu_hour (const struct gp_catalog *cat,
 int gp_price_flagged (const struct gp_instance *in, enum gp_pricing p);
 
 /* The price of 'in' per node-hour under 'p' (0 = not offered, and
- * always 0 for GP_PRICE_MIX, which is not a catalog price).
+ * always 0 for GP_PRICE_MIX, which is not a catalog price, and for
+ * GP_PRICE_CAPACITY_BLOCK, whose rates are parts.csv rows).
  */
 double gp_instance_price (const struct gp_instance *in, enum gp_pricing p);
 

@@ -162,6 +162,42 @@ static void test_capacity_cap (void **state)
     unload (&f);
 }
 
+/* AWS Capacity Blocks (parts.csv: p5.48xlarge $39.33 per instance-hour,
+ * at most 256 instances across blocks): whole nodes booked a month at a
+ * time, so the cost is sum_t ceil(GPUs_t / 8) x 730 h x $39.33, shown as
+ * committed; 15T tokens in 60 days need more than 256 x 8 = 2,048 GPUs,
+ * so that fleet cannot be obtained as capacity blocks.
+ */
+#define CB_SPEC(tokens)                                                    \
+    "name: t\nhorizon: 1y\nteams: [{name: a}]\n"                           \
+    "workloads:\n"                                                         \
+    "  - {name: pre, kind: training, team: a, model: llama3-70b,\n"        \
+    "     tokens: " tokens ", deadline: 60d}\n"                            \
+    "options:\n"                                                           \
+    "  - {name: p5, kind: cloud, instance: p5.48xlarge,\n"                 \
+    "     pricing: [capacity_block]}\n"
+
+static void test_capacity_block (void **state)
+{
+    (void)state;
+    struct fx f;
+    load (&f, CB_SPEC ("2T"));
+    const struct gp_plan_option *cb = opt (&f, "p5/capacity_block");
+    assert_true (cb->feasible);
+    assert_true (cb->gpus <= 2048);
+    NEAR (cb->commit_usd, node_hours (cb) * 39.33);
+    NEAR (cb->on_demand_usd, 0);
+    assert_non_null (strstr (cb->price_warning, "late 2024"));
+    unload (&f);
+    load (&f, CB_SPEC ("15T"));
+    cb = opt (&f, "p5/capacity_block");
+    assert_true (cb->gpus > 2048);
+    assert_false (cb->feasible);
+    assert_int_equal (cb->infeasible, GP_INFEAS_CAPACITY);
+    assert_non_null (strstr (cb->violation, "at most 2048 obtainable"));
+    unload (&f);
+}
+
 /* Azure's A100 80GB spot price is 89 % under on-demand and flagged
  * spot_outlier in the catalog: an option that uses it (spot, mix) says so
  * in the text report and in JSON; on-demand alone uses no flagged price.
@@ -290,6 +326,7 @@ int main (void)
         cmocka_unit_test (test_deadline_no_spot),
         cmocka_unit_test (test_allow_spot),
         cmocka_unit_test (test_capacity_cap),
+        cmocka_unit_test (test_capacity_block),
         cmocka_unit_test (test_flagged_price_named),
         cmocka_unit_test (test_mix_caps),
         cmocka_unit_test (test_spec_keys),

@@ -12,6 +12,7 @@ double gp_instance_price (const struct gp_instance *in, enum gp_pricing p)
     case GP_PRICE_RESERVED_1Y: return in->reserved_1y_usd_hr;
     case GP_PRICE_RESERVED_3Y: return in->reserved_3y_usd_hr;
     case GP_PRICE_MIX: return 0;
+    case GP_PRICE_CAPACITY_BLOCK: return 0; /* parts.csv, not a row price */
     }
     return 0;
 }

@@ -72,10 +72,51 @@ static double spot_share (struct plan_ctx *c)
     return a > 0 ? fmin (x, 1 - a) : x;
 }
 
-/* Node-hour prices of the option's instance (perturbed). */
+/* Node-hour prices of the option's instance (perturbed); cb: its AWS
+ * Capacity Blocks rate (0 = none in parts.csv), cb_nodes: the most
+ * instances held across blocks.
+ */
 struct cloud_prices {
     double od, spot, r1, r3;
+    double cb, cb_nodes;
 };
+
+/* The Capacity Blocks rate of 'in' (parts.csv row aws-cb-<instance>,
+ * dots as dashes) and the terms' instance limit into 'pr'.
+ */
+static void capacity_block_price (struct plan_ctx *c,
+                                  const struct gp_instance *in,
+                                  struct gp_plan_option *o,
+                                  struct cloud_prices *pr)
+{
+    char id[GP_PLAN_NAME + 8];
+    snprintf (id, sizeof id, "aws-cb-%s", in->id);
+    for (char *p = id; *p; p++)
+        if (*p == '.')
+            *p = '-';
+    double v = 0;
+    pr->cb = pr->cb_nodes = 0;
+    if (strcmp (in->cloud, "aws")
+        || gp_catalog_part_value (c->cat, id, "usd_per_instance_hr", &v, NULL)
+               != 0)
+        return;
+    pr->cb = gp_plan_part (c, id, "usd_per_instance_hr") * c->pt.price;
+    pr->cb_nodes = gp_plan_part (c, "aws-capacity-blocks",
+                                 "max_instances_all_blocks");
+    /* Its date is the parts row's, not the instance's price_as_of: say
+     * so, since list prices of different dates may not compare.
+     */
+    for (size_t i = 0; i < gp_catalog_n_parts (c->cat); i++) {
+        const struct gp_part *r = gp_catalog_part (c->cat, i);
+        if (!strcmp (r->id, id) && !strcmp (r->key, "usd_per_instance_hr"))
+            snprintf (o->price_warning, sizeof o->price_warning,
+                      "%s capacity-block rate $%.2f/node-h is dated %s "
+                      "(parts.csv), the instance's other prices %s",
+                      in->id, v, r->source_date,
+                      in->price_as_of && *in->price_as_of ? in->price_as_of
+                                                          : "undated");
+    }
+}
 
 /* The linear program's input for the option's pricing model; 'd' gets
  * the nodes demanded per month.
@@ -151,6 +192,18 @@ static void cloud_mix_in (struct plan_ctx *c, struct gp_plan_option *o,
             mi->commit_term_periods[mi->n_commit++] = 36;
         }
         break;
+    case GP_PRICE_CAPACITY_BLOCK:
+        /* Whole instances booked a month at a time (blocks run 1 to 182
+         * days, so a month is one block or a few), paid up front like a
+         * one-period commitment, at most cb_nodes across blocks.
+         */
+        mi->n_commit = 1;
+        mi->commit_price[0] = pr->cb;
+        mi->commit_term_periods[0] = 1;
+        if (pr->cb_nodes > 0
+            && (!(mi->max_commit[0] > 0) || pr->cb_nodes < mi->max_commit[0]))
+            mi->max_commit[0] = pr->cb_nodes;
+        break;
     }
 }
 
@@ -213,7 +266,8 @@ static void price_warnings (struct plan_ctx *c, struct gp_plan_option *o,
     enum gp_pricing used[2] = {GP_PRICE_ON_DEMAND, GP_PRICE_SPOT};
     int n_used = o->pricing == GP_PRICE_SPOT || o->pricing == GP_PRICE_MIX
                      ? 2
-                     : 1;
+                 : o->pricing == GP_PRICE_CAPACITY_BLOCK ? 0
+                                                         : 1;
     o->price_warning[0] = 0;
     size_t len = 0;
     int undated = 0;
@@ -233,7 +287,7 @@ static void price_warnings (struct plan_ctx *c, struct gp_plan_option *o,
                                  gp_pricing_str (used[k]), gp.usd_per_gpu_hour,
                                  in->price_flags);
     }
-    if (undated && len < sizeof o->price_warning - 1)
+    if (undated && n_used > 0 && len < sizeof o->price_warning - 1)
         snprintf (o->price_warning + len, sizeof o->price_warning - len,
                   "%s%s %s prices are undated (basis: %s)", len ? " | " : "",
                   in->id, in->region,
@@ -314,14 +368,23 @@ static int capacity_caps (struct plan_ctx *c, struct gp_plan_option *o,
         if (od > 0 && (!uses_spot || sp > 0))
             o->max_gpus = od + (uses_spot ? sp : 0);
     }
+    if (o->pricing == GP_PRICE_CAPACITY_BLOCK && mi->max_commit[0] > 0) {
+        long long cb = (long long)(mi->max_commit[0] * gpn);
+        if (o->max_gpus == 0 || cb < o->max_gpus)
+            o->max_gpus = cb;
+    }
     if (o->max_gpus > 0 && o->gpus > o->max_gpus) {
         o->cost_why = GP_INFEAS_CAPACITY;
         gp_plan_status_set (&o->cost, GP_EINFEASIBLE,
                             "capacity: the fleet needs %lld GPUs of %s, at "
                             "most %lld obtainable (%s)",
                             o->gpus, in->id, o->max_gpus,
-                            os->max_gpus > 0 ? "options.max_gpus"
-                                             : "capacity.csv");
+                            os->max_gpus > 0 && os->max_gpus <= o->max_gpus
+                                ? "options.max_gpus"
+                            : o->pricing == GP_PRICE_CAPACITY_BLOCK
+                                ? "parts.csv aws-capacity-blocks "
+                                  "max_instances_all_blocks"
+                                : "capacity.csv");
         return -1;
     }
     return 0;
@@ -354,10 +417,22 @@ void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
     pr.spot = in->spot_usd_hr * c->pt.price;
     pr.r1 = pr.od * (1 - A (c, "reserved_1y_discount"));
     pr.r3 = pr.od * (1 - A (c, "reserved_3y_discount"));
+    pr.cb = pr.cb_nodes = 0;
+    if (o->pricing == GP_PRICE_CAPACITY_BLOCK)
+        capacity_block_price (c, in, o, &pr);
     double d[GP_PLAN_MAX_PERIODS], tol[GP_PLAN_MAX_PERIODS];
     struct gp_mix_in mi;
     cloud_mix_in (c, o, &pr, d, tol, &mi);
-    if ((o->pricing == GP_PRICE_SPOT && !(pr.spot > 0)) || !(pr.od > 0)) {
+    if (o->pricing == GP_PRICE_CAPACITY_BLOCK) {
+        if (!(pr.cb > 0)) {
+            gp_plan_status_set (&o->cost, GP_EINFEASIBLE,
+                                "%s has no capacity-block rate in the "
+                                "catalog (parts.csv aws-cb-*)",
+                                in->id);
+            return;
+        }
+    } else if ((o->pricing == GP_PRICE_SPOT && !(pr.spot > 0))
+               || !(pr.od > 0)) {
         gp_plan_status_set (&o->cost, GP_EINFEASIBLE,
                             "%s has no %s price in the catalog", in->id,
                             o->pricing == GP_PRICE_SPOT && !(pr.spot > 0)
