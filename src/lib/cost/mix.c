@@ -5,8 +5,8 @@
  * block per term), o_t (on-demand units in period t), s_t (spot units paid
  * in period t).  Rows: coverage of each period's demand, and the spot cap
  * per period (the smaller of spot_max_share x d_t and the demand that
- * tolerates preemption).  Obtainable capacity bounds the columns.  The model is written out in gpuplan/cost.h and
- * docs/model/cost.md.  GLPK's terminal output is switched off and its
+ * tolerates preemption).  Obtainable capacity bounds the columns.  The
+ * model is written out in gpuplan/cost.h and docs/model/cost.md.  GLPK's terminal output is switched off and its
  * environment is freed after each solve (the library never prints).
  */
 #include <glpk.h>

@@ -48,7 +48,8 @@ static double spot_tolerant (struct plan_ctx *c, struct gp_plan_option *o,
         all = all && gp_plan_wl_allows_spot (&c->s->workloads[i]);
     double sum = 0, dsum = 0;
     for (size_t t = 0; t < o->n_periods; t++) {
-        if (o->basis == GP_BASIS_PLANNERS || o->basis == GP_BASIS_FLEET_CHECKED)
+        if (o->basis == GP_BASIS_PLANNERS
+            || o->basis == GP_BASIS_FLEET_CHECKED)
             tol[t] = z && z->code == 0 && z->demand[t] > 0
                          ? d[t] * fmin (z->spot_ok[t] / z->demand[t], 1)
                          : 0;
