@@ -108,6 +108,20 @@ struct gp_instance {
     const char *notes;
 };
 
+/* Obtainable capacity (capacity.csv): how many GPUs of an accelerator a
+ * cloud lets one hold at once in a region under a pricing model.
+ * max_gpus 0 = no published figure (the plan applies no cap and warns).
+ */
+struct gp_capacity {
+    const char *cloud;
+    const char *region;        /* "" = every region */
+    const char *accel_id;
+    const char *pricing;       /* on_demand, spot, reserved_1y, ... */
+    double max_gpus;           /* 0 = none published */
+    const char *source;
+    const char *notes;
+};
+
 struct gp_mig_profile {
     const char *accel_id;
     const char *profile;       /* e.g. "3g.40gb" */
@@ -167,6 +181,10 @@ const struct gp_mig_profile *gp_catalog_mig (const struct gp_catalog *cat,
                                              size_t i);
 size_t gp_catalog_n_parts (const struct gp_catalog *cat);
 const struct gp_part *gp_catalog_part (const struct gp_catalog *cat, size_t i);
+/* Obtainable-capacity rows (capacity.csv), in file order; borrowed. */
+size_t gp_catalog_n_capacity (const struct gp_catalog *cat);
+const struct gp_capacity *gp_catalog_capacity (const struct gp_catalog *cat,
+                                               size_t i);
 /* Accelerator generations (generations.csv), in file order; borrowed. */
 size_t gp_catalog_n_generations (const struct gp_catalog *cat);
 const struct gp_generation *gp_catalog_generation (

@@ -184,8 +184,11 @@ enum gp_pricing {
     GP_PRICE_RESERVED_3Y,
     GP_PRICE_SPOT,
     GP_PRICE_MIX,               /* the LP's cheapest mix */
+    GP_PRICE_CAPACITY_BLOCK,    /* AWS EC2 Capacity Blocks: prepaid,
+                                 * non-interruptible blocks of whole
+                                 * instances (parts.csv rates and terms) */
 };
-#define GP_N_PRICING 5
+#define GP_N_PRICING 6
 
 const char *gp_pricing_str (enum gp_pricing p);
 int gp_pricing_parse (const char *s, enum gp_pricing *out, gp_error_t *err);
@@ -234,6 +237,15 @@ struct gp_mix_in {
     int integer;                   /* 1: whole units of each commitment
                                     * (MIP); on-demand and spot stay
                                     * continuous (fractional node-months) */
+    /* Optional caps (0 / NULL = none).  spot_cap[t]: useful spot units
+     * period t may get, replacing spot_max_share x d_t when smaller (the
+     * demand that tolerates preemption); max_on_demand / max_spot: upper
+     * bounds on o_t and s_t (units obtainable per period); max_commit[j]:
+     * upper bound on each block of commitment j.
+     */
+    const double *spot_cap;
+    double max_on_demand, max_spot;
+    double max_commit[GP_MIX_MAX_COMMIT];
 };
 
 struct gp_mix {

@@ -89,7 +89,16 @@ struct gp_plan_workload {
     double growth_per_quarter;  /* traffic growth, 0.1 = +10 %/quarter */
     double ttft_s, tpot_s;      /* SLO targets (p99) */
     int line, col;              /* position in the spec */
+    /* May this workload run on spot / preemptible capacity?  0 = by kind
+     * (recurring fine-tunes and experiments: yes; deadline training and
+     * inference services: no), 1 = yes (spec allow_spot: true), -1 = no
+     * (allow_spot: false).  docs/model/cost.md, "Spot and preemption".
+     */
+    int allow_spot;
 };
+
+/* 1 when 'w' tolerates preemption (its allow_spot, else its kind). */
+int gp_plan_wl_allows_spot (const struct gp_plan_workload *w);
 
 enum gp_option_kind {
     GP_OPT_ONPREM,
@@ -122,6 +131,9 @@ struct gp_plan_option_spec {
     int liquid;                 /* cooling: 1 liquid, 0 air */
     unsigned pricing;           /* bit (1 << enum gp_pricing) */
     int line, col;
+    long long max_gpus;         /* cloud: GPUs obtainable at once under any
+                                 * pricing model (spec); 0 = the capacity
+                                 * catalog's, else no cap */
 };
 
 struct gp_plan_constraints {
@@ -227,6 +239,11 @@ enum gp_plan_infeasible {
                                  * (e.g. no catalog price) */
     GP_INFEAS_UNFINISHED,       /* simulated jobs never finish */
     GP_INFEAS_BUDGET,           /* TCO over constraints.budget */
+    GP_INFEAS_SPOT_INTOLERANT,  /* a spot option whose demand has no part
+                                 * that tolerates preemption */
+    GP_INFEAS_CAPACITY,         /* the fleet needs more GPUs than the cloud
+                                 * lets one obtain (max_gpus, capacity
+                                 * catalog) */
 };
 
 /* The queueing check's verdict (gp_plan_option.queue). */
@@ -382,6 +399,16 @@ struct gp_plan_option {
     enum gp_plan_infeasible infeasible;   /* which one fails */
     char violation[GP_PLAN_TEXT];       /* 'infeasible' in words */
     int complete;               /* every part computed */
+
+    /* cloud (cloud.c) */
+    enum gp_plan_infeasible cost_why;   /* typed reason when cost.code ==
+                                         * GP_EINFEASIBLE; NONE = PART */
+    char price_warning[GP_PLAN_TEXT];   /* flagged or undated prices the
+                                         * option uses, in words, " | " between
+                                         * them; "" = none */
+    double spot_tolerant_share;  /* demand GPU-hours of workloads that
+                                  * tolerate preemption / all demand */
+    long long max_gpus;          /* obtainable cap applied; 0 = none */
 };
 
 struct gp_sens_row {

@@ -26,6 +26,7 @@ struct gp_price_query {
     enum gp_pricing pricing; /* GP_PRICE_MIX is not a catalog price */
     const char *instance; /* a catalog instance id: price exactly this one */
     const char *cloud;    /* only this cloud ("aws", "gcp", "azure") */
+    const char *region;   /* with 'instance': only this region's row */
 };
 
 /* The price the rule chose.  'inst' points into the catalog (borrowed). */
@@ -50,8 +51,15 @@ int gp_price_gpu_hour (const struct gp_catalog *cat,
                        const struct gp_price_query *q,
                        struct gp_gpu_price *out, gp_error_t *err);
 
+/* 1 when the price of 'in' under 'p' is flagged: any flag in
+ * price_flags except spot_outlier, which flags the spot price only
+ * (data/catalog/README.md).
+ */
+int gp_price_flagged (const struct gp_instance *in, enum gp_pricing p);
+
 /* The price of 'in' per node-hour under 'p' (0 = not offered, and
- * always 0 for GP_PRICE_MIX, which is not a catalog price).
+ * always 0 for GP_PRICE_MIX, which is not a catalog price, and for
+ * GP_PRICE_CAPACITY_BLOCK, whose rates are parts.csv rows).
  */
 double gp_instance_price (const struct gp_instance *in, enum gp_pricing p);
 

@@ -34,6 +34,8 @@ struct gp_catalog {
     size_t n_parts, cap_parts;
     struct gp_generation *gens;
     size_t n_gens, cap_gens;
+    struct gp_capacity *caps;
+    size_t n_caps, cap_caps;
 };
 
 enum ctype { C_STR, C_NUM, C_INT };
@@ -182,9 +184,22 @@ static const struct col gen_cols[] = {
 #undef GN
 #undef G
 
+#define K(f) offsetof (struct gp_capacity, f)
+static const struct col cap_cols[] = {
+    {"cloud", C_STR, K (cloud), 0, C_REQUIRED},
+    {"region", C_STR, K (region), 0, 0},
+    {"accelerator_id", C_STR, K (accel_id), 0, C_REQUIRED},
+    {"pricing", C_STR, K (pricing), 0, C_REQUIRED},
+    {"max_gpus", C_NUM, K (max_gpus), 1.0, 0},
+    {"source", C_STR, K (source), 0, 0},
+    {"notes", C_STR, K (notes), 0, 0},
+    {NULL, C_STR, 0, 0, 0},
+};
+#undef K
+
 /* ============================ row loading ============================== */
 
-enum table { T_ACCEL, T_INSTANCE, T_MIG, T_PART, T_GEN };
+enum table { T_ACCEL, T_INSTANCE, T_MIG, T_PART, T_GEN, T_CAP };
 
 struct load {
     struct gp_catalog *cat;
@@ -199,7 +214,7 @@ static const char *file_of (enum table t)
 {
     static const char *const names[] = {"accelerators.csv", "instances.csv",
                                         "mig_profiles.csv", "parts.csv",
-                                        "generations.csv"};
+                                        "generations.csv", "capacity.csv"};
     return names[t];
 }
 
@@ -258,6 +273,16 @@ static void *find_same (struct gp_catalog *c, enum table t, const void *row)
                 return &c->gens[i];
         return NULL;
     }
+    case T_CAP: {
+        const struct gp_capacity *r = row;
+        for (size_t i = 0; i < c->n_caps; i++)
+            if (strcmp (c->caps[i].cloud, r->cloud) == 0
+                && strcmp (c->caps[i].region, r->region) == 0
+                && strcmp (c->caps[i].accel_id, r->accel_id) == 0
+                && strcmp (c->caps[i].pricing, r->pricing) == 0)
+                return &c->caps[i];
+        return NULL;
+    }
     }
     return NULL;
 }
@@ -289,6 +314,7 @@ static int store (struct load *L, const void *row, size_t line,
                 : L->table == T_INSTANCE ? sizeof (struct gp_instance)
                 : L->table == T_MIG      ? sizeof (struct gp_mig_profile)
                 : L->table == T_GEN      ? sizeof (struct gp_generation)
+                : L->table == T_CAP      ? sizeof (struct gp_capacity)
                                          : sizeof (struct gp_part);
     if (same) {
         memcpy (same, row, sz);
@@ -321,6 +347,11 @@ static int store (struct load *L, const void *row, size_t line,
         rc = grow ((void **)&c->gens, &c->cap_gens, c->n_gens, sz);
         if (!rc)
             memcpy (&c->gens[c->n_gens++], row, sz);
+        break;
+    case T_CAP:
+        rc = grow ((void **)&c->caps, &c->cap_caps, c->n_caps, sz);
+        if (!rc)
+            memcpy (&c->caps[c->n_caps++], row, sz);
         break;
     }
     if (rc)
@@ -369,6 +400,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         struct gp_mig_profile m;
         struct gp_part p;
         struct gp_generation g;
+        struct gp_capacity k;
     } rec;
     memset (&rec, 0, sizeof rec);
     char *base = (char *)&rec;
@@ -453,6 +485,8 @@ static const struct col *cols_of (enum table t)
         return part_cols;
     case T_GEN:
         return gen_cols;
+    case T_CAP:
+        return cap_cols;
     }
     return NULL;
 }
@@ -528,11 +562,11 @@ struct gp_catalog *gp_catalog_load (const char *dir, gp_error_t *err)
             goto error;
         }
     }
-    for (int t = T_ACCEL; t <= T_GEN; t++)
+    for (int t = T_ACCEL; t <= T_CAP; t++)
         if (load_table (cat, (enum table)t, NULL, err) != 0)
             goto error;
     if (dir)
-        for (int t = T_ACCEL; t <= T_GEN; t++)
+        for (int t = T_ACCEL; t <= T_CAP; t++)
             if (load_table (cat, (enum table)t, dir, err) != 0)
                 goto error;
     if (resolve (cat, err) != 0)
@@ -554,8 +588,19 @@ void gp_catalog_destroy (struct gp_catalog *cat)
     free (cat->migs);
     free (cat->parts);
     free (cat->gens);
+    free (cat->caps);
     free (cat);
     errno = saved;
+}
+
+size_t gp_catalog_n_capacity (const struct gp_catalog *c)
+{
+    return c ? c->n_caps : 0;
+}
+const struct gp_capacity *gp_catalog_capacity (const struct gp_catalog *c,
+                                               size_t i)
+{
+    return c && i < c->n_caps ? &c->caps[i] : NULL;
 }
 
 size_t gp_catalog_n_generations (const struct gp_catalog *c)

@@ -4,8 +4,9 @@
  * Variables: x_jb (units of commitment product j bought for block b, one
  * block per term), o_t (on-demand units in period t), s_t (spot units paid
  * in period t).  Rows: coverage of each period's demand, and the spot cap
- * per period.  The model is written out in gpuplan/cost.h and
- * docs/model/cost.md.  GLPK's terminal output is switched off and its
+ * per period (the smaller of spot_max_share x d_t and the demand that
+ * tolerates preemption).  Obtainable capacity bounds the columns.  The
+ * model is written out in gpuplan/cost.h and docs/model/cost.md.  GLPK's terminal output is switched off and its
  * environment is freed after each solve (the library never prints).
  */
 #include <glpk.h>
@@ -47,9 +48,18 @@ static int check (const struct gp_mix_in *in, gp_error_t *err)
                                  "term >= 1 period",
                                  j);
     for (size_t t = 0; t < in->n_periods; t++)
-        if (!(in->demand[t] >= 0) || !isfinite (in->demand[t]))
+        if (!(in->demand[t] >= 0) || !isfinite (in->demand[t])
+            || (in->spot_cap && !(in->spot_cap[t] >= 0)))
             return gp_errprintf (err, GP_EINVAL,
-                                 "mix: demand of period %zu is not >= 0", t);
+                                 "mix: demand or spot cap of period %zu is "
+                                 "not >= 0", t);
+    if (!(in->max_on_demand >= 0) || !(in->max_spot >= 0))
+        return gp_errprintf (err, GP_EINVAL, "mix: capacity caps must be "
+                                             ">= 0 (0 = none)");
+    for (size_t j = 0; j < in->n_commit; j++)
+        if (!(in->max_commit[j] >= 0))
+            return gp_errprintf (err, GP_EINVAL, "mix: capacity caps must be "
+                                                 ">= 0 (0 = none)");
     return 0;
 }
 
@@ -86,6 +96,15 @@ static void layout (const struct gp_mix_in *in, struct lp_layout *L)
     L->n_cols += 2 * L->T;
 }
 
+/* Column bounds: [0, cap] when a capacity cap is set, [0, inf) else. */
+static void set_bounds (glp_prob *lp, int col, double cap)
+{
+    if (cap > 0)
+        glp_set_col_bnds (lp, col, GLP_DB, 0, cap);
+    else
+        glp_set_col_bnds (lp, col, GLP_LO, 0, 0);
+}
+
 /* Bounds, kinds and objective coefficients of every column. */
 static void add_columns (glp_prob *lp, const struct gp_mix_in *in,
                          const struct lp_layout *L)
@@ -95,7 +114,7 @@ static void add_columns (glp_prob *lp, const struct gp_mix_in *in,
         double c = in->commit_price[j] * in->commit_term_periods[j] * L->h;
         for (size_t b = 0; b < L->nb[j]; b++) {
             int col = (int)(L->first[j] + b) + 1;
-            glp_set_col_bnds (lp, col, GLP_LO, 0, 0);
+            set_bounds (lp, col, in->max_commit[j]);
             glp_set_obj_coef (lp, col, c);
             if (in->integer)
                 glp_set_col_kind (lp, col, GLP_IV);
@@ -103,10 +122,15 @@ static void add_columns (glp_prob *lp, const struct gp_mix_in *in,
     }
     for (size_t t = 0; t < L->T; t++) {
         int oc = (int)(L->o0 + t) + 1, sc = (int)(L->s0 + t) + 1;
-        glp_set_col_bnds (lp, oc, in->on_demand_price > 0 ? GLP_LO : GLP_FX,
-                          0, 0);
+        if (in->on_demand_price > 0)
+            set_bounds (lp, oc, in->max_on_demand);
+        else
+            glp_set_col_bnds (lp, oc, GLP_FX, 0, 0);
         glp_set_obj_coef (lp, oc, in->on_demand_price * L->h);
-        glp_set_col_bnds (lp, sc, L->spot_ok ? GLP_LO : GLP_FX, 0, 0);
+        if (L->spot_ok)
+            set_bounds (lp, sc, in->max_spot);
+        else
+            glp_set_col_bnds (lp, sc, GLP_FX, 0, 0);
         glp_set_obj_coef (lp, sc, in->spot_price * L->h);
     }
 }
@@ -133,9 +157,10 @@ static void add_rows (glp_prob *lp, const struct gp_mix_in *in,
         ++ne;
         ia[ne] = row, ja[ne] = (int)(L->s0 + t) + 1, ar[ne] = L->eff;
         int crow = (int)(L->T + t) + 1;
-        glp_set_row_bnds (lp, crow, GLP_UP, 0,
-                          L->spot_ok ? in->spot_max_share * in->demand[t]
-                                     : 0);
+        double scap = in->spot_max_share * in->demand[t];
+        if (in->spot_cap && in->spot_cap[t] < scap)
+            scap = in->spot_cap[t];
+        glp_set_row_bnds (lp, crow, GLP_UP, 0, L->spot_ok ? scap : 0);
         ++ne;
         ia[ne] = crow, ja[ne] = (int)(L->s0 + t) + 1, ar[ne] = L->eff;
     }
@@ -243,7 +268,8 @@ int gp_mix_solve (const struct gp_mix_in *in,
     if (rc == GP_EINFEASIBLE) {
         rc = gp_errprintf (err, GP_EINFEASIBLE,
                            "mix: the offered pricing models cannot cover the "
-                           "demand (no on-demand price and spot capped)");
+                           "demand (no on-demand price, or capacity and spot "
+                           "caps below it)");
         goto done;
     }
     if (rc < 0) {

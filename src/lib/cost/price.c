@@ -12,23 +12,40 @@ double gp_instance_price (const struct gp_instance *in, enum gp_pricing p)
     case GP_PRICE_RESERVED_1Y: return in->reserved_1y_usd_hr;
     case GP_PRICE_RESERVED_3Y: return in->reserved_3y_usd_hr;
     case GP_PRICE_MIX: return 0;
+    case GP_PRICE_CAPACITY_BLOCK: return 0; /* parts.csv, not a row price */
     }
     return 0;
 }
 
-static int is_flagged (const struct gp_instance *in)
+int gp_price_flagged (const struct gp_instance *in, enum gp_pricing p)
 {
-    return in->price_flags && *in->price_flags;
+    const char *f = in ? in->price_flags : NULL;
+    while (f && *f) {
+        size_t n = strcspn (f, ";");
+        size_t lead = strspn (f, " ");
+        const char *w = f + lead;
+        size_t wn = n > lead ? n - lead : 0;
+        while (wn > 0 && w[wn - 1] == ' ')
+            wn--;
+        if (wn > 0
+            && !(wn == 12 && !strncasecmp (w, "spot_outlier", 12)
+                 && p != GP_PRICE_SPOT))
+            return 1;
+        f += n + (f[n] ? 1 : 0);
+    }
+    return 0;
 }
 
 /* Is 'a' a better choice than the current best 'b' (NULL = none)? */
 static int better (const struct gp_instance *a, double va,
-                   const struct gp_instance *b, double vb)
+                   const struct gp_instance *b, double vb,
+                   enum gp_pricing p)
 {
     if (!b)
         return 1;
-    if (is_flagged (a) != is_flagged (b))
-        return !is_flagged (a);
+    int fa = gp_price_flagged (a, p), fb = gp_price_flagged (b, p);
+    if (fa != fb)
+        return !fa;
     return va < vb;
 }
 
@@ -37,7 +54,7 @@ int gp_price_gpu_hour (const struct gp_catalog *cat,
                        const struct gp_price_query *q,
                        struct gp_gpu_price *out, gp_error_t *err)
 {
-    static const struct gp_price_query def = {GP_PRICE_ON_DEMAND, NULL,
+    static const struct gp_price_query def = {GP_PRICE_ON_DEMAND, NULL, NULL,
                                                NULL};
     if (!q)
         q = &def;
@@ -59,11 +76,13 @@ int gp_price_gpu_hour (const struct gp_catalog *cat,
             continue;
         if (q->cloud && *q->cloud && strcasecmp (in->cloud, q->cloud))
             continue;
+        if (q->region && *q->region && strcasecmp (in->region, q->region))
+            continue;
         double node = gp_instance_price (in, q->pricing);
         if (!(node > 0))
             continue;
         double v = node / in->n_accels;
-        if (better (in, v, best, best_v)) {
+        if (better (in, v, best, best_v, q->pricing)) {
             best = in;
             best_v = v;
         }
@@ -83,7 +102,7 @@ int gp_price_gpu_hour (const struct gp_catalog *cat,
     out->inst = best;
     out->usd_per_node_hour = best_v * best->n_accels;
     out->usd_per_gpu_hour = best_v;
-    out->flagged = is_flagged (best);
+    out->flagged = gp_price_flagged (best, q->pricing);
     out->undated = !best->price_as_of || !*best->price_as_of;
     return 0;
 }

@@ -15,7 +15,7 @@
 #include "gpuplan/cost.h"
 
 static const char *const pricing_names[GP_N_PRICING] = {
-    "on_demand", "reserved_1y", "reserved_3y", "spot", "mix",
+    "on_demand", "reserved_1y", "reserved_3y", "spot", "mix", "capacity_block",
 };
 
 const char *gp_pricing_str (enum gp_pricing p)
@@ -35,7 +35,7 @@ int gp_pricing_parse (const char *s, enum gp_pricing *out, gp_error_t *err)
     }
     return gp_errprintf (err, GP_EINVAL,
                          "unknown pricing model '%s' (on_demand, reserved_1y, "
-                         "reserved_3y, spot, mix)",
+                         "reserved_3y, spot, mix, capacity_block)",
                          s ? s : "");
 }
 

@@ -94,7 +94,8 @@ static int price_option (const struct gp_catalog *cat,
                          struct gp_infer_plan_option *x, gp_error_t *err)
 {
     struct gp_price_query pq = {GP_PRICE_ON_DEMAND,
-                                q->instance[0] ? q->instance : NULL, NULL};
+                                q->instance[0] ? q->instance : NULL, NULL,
+                                NULL};
     gp_error_t e = {0};
     int rc = gp_price_gpu_hour (cat, x->opt.accel, &pq, &x->price, &e);
     if (rc == GP_ENOTFOUND)

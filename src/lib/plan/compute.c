@@ -344,6 +344,19 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     return 0;
 }
 
+/* Add what 'w' added to z->demand since 'before' to z->spot_ok when it
+ * tolerates preemption.
+ */
+static void add_spot_ok (struct plan_sizing *z,
+                         const struct gp_plan_workload *w,
+                         const double *before)
+{
+    if (!gp_plan_wl_allows_spot (w))
+        return;
+    for (size_t t = 0; t < z->n_periods; t++)
+        z->spot_ok[t] += z->demand[t] - before[t];
+}
+
 void gp_plan_size_compute (struct gp_plan_spec *s,
                         const struct gp_catalog *cat,
                         const struct gp_zoo *zoo,
@@ -363,6 +376,9 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
     double trace_extra = 0; /* traces' concurrent peak over their mean */
     for (size_t i = 0; i < s->n_workloads; i++) {
         const struct gp_plan_workload *w = &s->workloads[i];
+        /* What this workload adds to the demand (for spot_ok). */
+        double before[GP_PLAN_MAX_PERIODS];
+        memcpy (before, z->demand, sizeof before);
         if (w->kind == GP_WL_RECURRING && w->trace_jobs) {
             /* A trace is one period of the workload, replayed back to
              * back: its GPU-hours over its period give the GPUs busy on
@@ -377,6 +393,7 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
             trace_extra += fmax (w->trace_peak_gpus - gpus, 0);
             if ((long long)z->job_gpus[i] > max_job)
                 max_job = (long long)z->job_gpus[i];
+            add_spot_ok (z, w, before);
             continue;
         }
         const struct gp_arch *a = gp_zoo_find (zoo, w->model, NULL);
@@ -391,6 +408,7 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
                      : size_training (s, i, a, cat, os, mfu, z);
         if (rc != 0)
             return;
+        add_spot_ok (z, w, before);
         if ((long long)z->job_gpus[i] > max_job)
             max_job = (long long)z->job_gpus[i];
     }

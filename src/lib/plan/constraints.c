@@ -66,7 +66,11 @@ void gp_plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o)
     }
     if (o->power.code == GP_EINFEASIBLE || o->network.code == GP_EINFEASIBLE
         || o->cost.code == GP_EINFEASIBLE) {
-        reject (o, GP_INFEAS_PART, "%s",
+        reject (o,
+                !o->power.code && !o->network.code && o->cost_why
+                    ? o->cost_why
+                    : GP_INFEAS_PART,
+                "%s",
                 o->power.code ? o->power.text
                 : o->network.code ? o->network.text
                                   : o->cost.text);

@@ -52,6 +52,9 @@ struct plan_sizing {
     int need_bw_workload;       /* the workload that sets need_bw_max */
     double slowdown_max;
     char basis[GP_PLAN_TEXT];
+    /* of demand[t], the GPUs of workloads that tolerate preemption
+     * (gp_plan_wl_allows_spot; cost.md, "Spot and preemption") */
+    double spot_ok[GP_PLAN_MAX_PERIODS];
 };
 
 /* Size the portfolio of 's' on the accelerator and node shape of 'os'
@@ -146,6 +149,11 @@ void gp_plan_eval_onprem (struct plan_ctx *c,
 /* cloud.c */
 const char *gp_plan_cloud_fs_row (const char *cloud);
 void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o);
+/* Decision-log lines for the cloud options: each flagged or undated
+ * price used, and once the options whose obtainable capacity has no
+ * published figure.
+ */
+void gp_plan_log_cloud (struct plan_ctx *c);
 
 /* constraints.c */
 void gp_plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o);

@@ -196,4 +196,5 @@ void gp_plan_decide (struct plan_ctx *c)
             gp_plan_log (c, "quotas: %s (%.200s)", o->name, o->quota_note);
     }
     log_price_dates (c, b);
+    gp_plan_log_cloud (c);
 }

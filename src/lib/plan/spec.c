@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "gpuplan/arch.h"
+#include "gpuplan/price.h"
 #include "gpuplan/policy.h"
 #include "gpuplan/trace.h"
 #include "plan_private.h"
@@ -70,6 +71,7 @@ static const struct gp_field team_fields[] = {
 struct wl_in {
     struct gp_plan_workload w;
     int kind;
+    const json_t *allow_spot;
 };
 
 #define F(f) offsetof (struct wl_in, w.f)
@@ -105,6 +107,8 @@ static const struct gp_field wl_fields[] = {
      NULL, -0.9, 10},
     {"ttft", GP_F_QUANTITY, F (ttft_s), 0, 0, GP_Q_DURATION, NULL, 0, 0},
     {"tpot", GP_F_QUANTITY, F (tpot_s), 0, 0, GP_Q_DURATION, NULL, 0, 0},
+    {"allow_spot", GP_F_NODE, offsetof (struct wl_in, allow_spot), 0, 0, 0,
+     NULL, 0, 0},
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef F
@@ -115,6 +119,7 @@ struct opt_in {
     int cooling;
     const json_t *pricing;
     int gpus;
+    int max_gpus;
 };
 
 #define F(f) offsetof (struct opt_in, o.f)
@@ -140,6 +145,8 @@ static const struct gp_field opt_fields[] = {
      coolings, 0, 0},
     {"pricing", GP_F_NODE, offsetof (struct opt_in, pricing), 0, 0, 0, NULL,
      0, 0},
+    {"max_gpus", GP_F_INT, offsetof (struct opt_in, max_gpus), 0, 0, 0, NULL,
+     1, 10000000},
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef F
@@ -285,6 +292,13 @@ static int load_workload (const struct gp_doc *doc, const json_t *j,
     *w = in.w;
     w->kind = (enum gp_wl_kind)in.kind;
     gp_doc_pos (doc, j, &w->line, &w->col);
+    if (in.allow_spot) {
+        if (!json_is_boolean (in.allow_spot))
+            return gp_doc_errorf (doc, in.allow_spot, err, GP_EPARSE,
+                                  "%s.allow_spot: expected true or false",
+                                  what);
+        w->allow_spot = json_is_true (in.allow_spot) ? 1 : -1;
+    }
     const json_t *at = json_object_get (j, "name");
     if (w->kind != GP_WL_RECURRING || !w->trace[0]) {
         if (!w->model[0])
@@ -401,7 +415,12 @@ static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
     o->kind = (enum gp_option_kind)in.kind;
     o->liquid = in.cooling == 1;
     o->gpus = in.gpus;
+    o->max_gpus = in.max_gpus;
     gp_doc_pos (doc, j, &o->line, &o->col);
+    if (o->kind == GP_OPT_ONPREM && o->max_gpus)
+        return gp_doc_errorf (doc, json_object_get (j, "max_gpus"), err,
+                              GP_EPARSE, "%s.max_gpus: applies to cloud "
+                              "options only", what);
     for (size_t k = 0; k < i; k++)
         if (strcmp (s->options[k].name, o->name) == 0)
             return gp_doc_errorf (doc, json_object_get (j, "name"), err,
@@ -447,6 +466,15 @@ static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
                                   what);
         o->inst = gp_catalog_find_instance (
             cat, o->instance, o->region[0] ? o->region : NULL, &e2);
+        /* Without a region, the pricing rule picks the row: a flagged
+         * on-demand price is skipped when an unflagged region exists.
+         */
+        struct gp_gpu_price gp;
+        struct gp_price_query pq = {GP_PRICE_ON_DEMAND, o->instance, NULL,
+                                    NULL};
+        if (o->inst && !o->region[0]
+            && gp_price_gpu_hour (cat, o->inst->accel, &pq, &gp, NULL) == 0)
+            o->inst = gp.inst;
         if (!o->inst)
             return gp_doc_errorf (doc, json_object_get (j, "instance"), err,
                                   GP_ENOTFOUND, "%s.instance: %s", what,

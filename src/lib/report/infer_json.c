@@ -109,7 +109,9 @@ static json_t *cost_json (const struct gp_infer_plan_option *x)
     set (c, "price_as_of", in->price_as_of && *in->price_as_of
                                ? json_string (in->price_as_of)
                                : json_null ());
-    set (c, "price_flags", flags_json (in->price_flags));
+    /* Only flags that apply to the on-demand price (price.h). */
+    set (c, "price_flags", flags_json (x->price.flagged ? in->price_flags
+                                                         : NULL));
     set (c, "source", json_string (in->source ? in->source : ""));
     set (c, "pricing", json_string ("on_demand"));
     set (c, "usd_per_gpu_hour", json_real (x->price.usd_per_gpu_hour));

@@ -263,6 +263,11 @@ static void prices (const struct gp_infer_plan_result *r, struct sb *out)
             sb_addf (out, ", flagged %s (no unflagged price)",
                      in->price_flags);
         sb_addf (out, "; source: %s\n", in->source ? in->source : "");
+        if (x->price.flagged || x->price.undated)
+            sb_addf (out, "  WARNING: the price of %s is %s (no unflagged, "
+                          "dated on-demand price for this accelerator)\n",
+                     in->id, x->price.flagged ? "flagged in the catalog"
+                                              : "undated");
     }
 }
 

@@ -9,6 +9,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <string.h>
 
 #include "gpuplan/report.h"
 #include "report_private.h"
@@ -32,6 +33,30 @@ static json_t *status_json (const struct gp_part_status *s)
 static void set (json_t *o, const char *k, json_t *v)
 {
     json_object_set_new (o, k, v ? v : json_null ());
+}
+
+/* gp_plan_option.infeasible as a JSON keyword. */
+static const char *infeasible_str (enum gp_plan_infeasible w)
+{
+    static const char *const names[] = {
+        "none",  "cloud",      "compute", "power",           "racks",
+        "part",  "unfinished", "budget",  "spot_intolerant", "capacity",
+    };
+    return (size_t)w < sizeof names / sizeof *names ? names[w] : "?";
+}
+
+/* The option's price warnings (" | "-separated in price_warning). */
+static json_t *price_warnings_json (const struct gp_plan_option *o)
+{
+    json_t *a = json_array ();
+    const char *p = o->price_warning;
+    while (a && *p) {
+        const char *e = strstr (p, " | ");
+        size_t n = e ? (size_t)(e - p) : strlen (p);
+        json_array_append_new (a, json_stringn (p, n));
+        p += n + (e ? 3 : 0);
+    }
+    return a;
 }
 
 static void part_status (json_t *o, const struct gp_part_status *s)
@@ -167,6 +192,9 @@ static json_t *cost_json (const struct gp_plan_option *o)
             set (k, "on_demand_usd", json_real (o->on_demand_usd));
             set (k, "spot_usd", json_real (o->spot_usd));
             set (k, "spot_overhead", json_real (o->spot_overhead));
+            set (k, "spot_tolerant_share", json_real (o->spot_tolerant_share));
+            set (k, "max_gpus", o->max_gpus > 0 ? json_integer (o->max_gpus)
+                                                : json_null ());
         }
         json_t *cum = json_array ();
         for (size_t t = 0; t < o->n_periods; t++)
@@ -292,6 +320,8 @@ static json_t *option_json (const struct gp_plan_option *o)
     set (j, "feasible", json_boolean (o->feasible));
     set (j, "violation", o->feasible ? json_null ()
                                      : json_string (o->violation));
+    set (j, "infeasible_reason", json_string (infeasible_str (o->infeasible)));
+    set (j, "price_warnings", price_warnings_json (o));
     set (j, "compute", compute_json (o));
     set (j, "network", network_json (o));
     set (j, "storage", storage_json (o));

@@ -102,6 +102,8 @@ void gp_report_storage (struct rout *o, const struct gp_plan_result *r);
 void gp_report_power (struct rout *o, const struct gp_plan_result *r);
 void gp_report_cost (struct rout *o, const struct gp_plan_result *r);
 void gp_report_unit_costs (struct rout *o, const struct gp_plan_result *r);
+void gp_report_price_warnings (struct rout *o,
+                               const struct gp_plan_result *r);
 void gp_report_infra (struct rout *o, const struct gp_plan_result *r);
 void gp_report_tenancy (struct rout *o, const struct gp_plan_result *r);
 void gp_report_sensitivity (struct rout *o, const struct gp_plan_result *r);

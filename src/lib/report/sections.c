@@ -292,6 +292,23 @@ void gp_report_unit_costs (struct rout *out, const struct gp_plan_result *r)
     }
 }
 
+/* Flagged or undated catalog prices an option uses (cost.md, "The
+ * pricing rule"); no section when there are none.
+ */
+void gp_report_price_warnings (struct rout *out,
+                               const struct gp_plan_result *r)
+{
+    int any = 0;
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (!o->price_warning[0])
+            continue;
+        if (!any++)
+            gp_rout_heading (out, "Price warnings");
+        gp_rout_item (out, 0, "WARNING %s: %s", o->name, o->price_warning);
+    }
+}
+
 void gp_report_infra (struct rout *out, const struct gp_plan_result *r)
 {
     gp_rout_heading (out, "Supporting infrastructure and stack");
@@ -475,6 +492,7 @@ void gp_report_sources (struct rout *out, const struct gp_plan_result *r)
 const gp_report_section_f gp_report_details[] = {
     gp_report_network,     gp_report_bandwidth,   gp_report_storage,
     gp_report_power,       gp_report_cost,        gp_report_unit_costs,
+    gp_report_price_warnings,
     gp_report_infra,       gp_report_tenancy,     gp_report_sensitivity,
     gp_report_log,         gp_report_unsupported, NULL,
 };

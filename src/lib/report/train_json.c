@@ -91,8 +91,11 @@ static json_t *cost_json (const struct gp_train_accel_plan *p)
     json_object_set_new (cost, "on_demand_usd", known (p->on_demand_usd));
     json_object_set_new (cost, "price_as_of",
                          str_or_null (in ? in->price_as_of : NULL));
+    /* Only flags that apply to the on-demand price (price.h). */
     json_object_set_new (cost, "price_flags",
-                         str_or_null (in ? in->price_flags : NULL));
+                         str_or_null (in && p->price.flagged
+                                          ? in->price_flags
+                                          : NULL));
     json_object_set_new (cost, "source",
                          str_or_null (in ? in->source : NULL));
     return cost;

@@ -104,9 +104,16 @@ static void outcome (struct rbuf *b, const struct gp_train_accel_plan *p)
         gp_rb_printf (b, "    price as of %s%s%s; source: %s\n",
                  in->price_as_of && in->price_as_of[0] ? in->price_as_of
                                                        : "(undated)",
-                 in->price_flags && in->price_flags[0] ? ", flagged " : "",
-                 in->price_flags ? in->price_flags : "",
+                 p->price.flagged ? ", flagged " : "",
+                 p->price.flagged ? in->price_flags : "",
                  in->source && in->source[0] ? in->source : "(none)");
+        if (p->price.flagged || p->price.undated)
+            gp_rb_printf (b, "  WARNING: the price of %s is %s (no unflagged, "
+                             "dated on-demand price for this accelerator; "
+                             "docs/model/cost.md, \"The pricing rule\")\n",
+                          in->id,
+                          p->price.flagged ? "flagged in the catalog"
+                                           : "undated");
     }
 }
 
