@@ -52,7 +52,20 @@ struct plan_sizing {
     int need_bw_workload;       /* the workload that sets need_bw_max */
     double slowdown_max;
     char basis[GP_PLAN_TEXT];
+    /* services: requests/s one replica carries at the planned headroom
+     * (rate x (1 - inference_headroom)); 0 for other workloads
+     */
+    double replica_rps[GP_PLAN_MAX_WORKLOADS];
 };
+
+/* GPUs service 'wi' (workload 'w') holds in month 't': its replicas at
+ * that month's traffic (requests_per_s grown by growth_per_quarter),
+ * at least one, x GPUs per replica; 0 when 'wi' is not a sized service.
+ * The one rule for both the demand (compute.c) and the simulation.
+ */
+double gp_plan_service_gpus (const struct gp_plan_workload *w,
+                             const struct plan_sizing *z, size_t wi,
+                             size_t t);
 
 /* Size the portfolio of 's' on the accelerator and node shape of 'os'
  * with the training planner's GEMM efficiency scaled by 'mfu' (1 = as
