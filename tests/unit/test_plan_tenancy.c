@@ -177,6 +177,66 @@ static void test_examples_simulate_the_load (void **state)
     assert_int_equal (onprem, 4);
 }
 
+/* A horizon with too many jobs is simulated over its busiest quarter:
+ * 1,000 one-hour 8-GPU runs a month for 3 years (36,000 > 20,000 jobs)
+ * and a 16-GPU training run in months 10-12 on 32 GPUs.  Months 10-12
+ * are the busiest (the only ones with the run): window [10, 13).  By
+ * hand: the runs submitted in it are k = 10,000 ... 12,999 of 36,000
+ * (every 0.73 h): 3,000 x 8 GPU-h = 24,000; the training run 16 x 3 x
+ * 730 = 35,040; demand 59,040 GPU-hours of 32 x 3 x 730 = 70,080
+ * (0.8425).  At most two runs overlap (16 GPUs) beside the 16-GPU run,
+ * so nothing waits: 3,001 jobs, utilization 59,040 GPU-h over 32 GPUs x
+ * (2,190 h + the last run's 0.27 h past the window) = 0.8424.
+ */
+static void test_busiest_quarter (void **state)
+{
+    (void)state;
+    static const char spec[] =
+        "name: busy\n"
+        "horizon: 3y\n"
+        "teams:\n"
+        "  - {name: r, quota_share: 1}\n"
+        "workloads:\n"
+        "  - {name: ft, kind: recurring, team: r, model: llama3-8b,\n"
+        "     tokens: 1B, runs_per_month: 1000}\n"
+        "  - {name: pre, kind: training, team: r, model: llama3-8b,\n"
+        "     tokens: 1T, deadline: 100d, start_month: 10}\n"
+        "options:\n"
+        "  - {name: h100, kind: onprem, accelerator: H100-SXM, gpus: 32}\n";
+    struct fx f;
+    load_text (&f, spec, 0);
+    static struct plan_sizing z;
+    memset (&z, 0, sizeof z);
+    z.n_periods = 36;
+    z.job_gpus[0] = 8;
+    z.job_s[0] = 3600;
+    z.job_gpus[1] = 16;
+    z.job_s[1] = 3 * MONTH_S;
+    static struct gp_plan_option o;
+    memset (&o, 0, sizeof o);
+    snprintf (o.name, sizeof o.name, "h100");
+    o.gpus = 32;
+    o.gpus_per_node = 8;
+    o.nodes = 4;
+    o.scale_up_domain = 8;
+    o.n_periods = 36;
+    o.n_quotas = 1;
+    snprintf (o.quotas[0].team, sizeof o.quotas[0].team, "r");
+    o.quotas[0].gpus = 32;
+    for (size_t t = 0; t < 36; t++)
+        o.demand_gpus[t] = 8000.0 / 730 + (t >= 10 && t < 13 ? 16 : 0);
+    gp_plan_simulate (f.spec, &f.spec->options[0], &z, &o);
+    assert_int_equal (o.sim.code, 0);
+    NEAR (o.sim_window_start, 10);
+    NEAR (o.sim_window_months, 3);
+    assert_int_equal (o.sim_jobs, 3001);
+    NEAR (o.sim_demand_gpu_hours, 59040);
+    NEAR (o.sim_provisioned_gpu_hours, 70080);
+    assert_true (near (o.utilization, 59040 / (32 * (2190 + 0.27)), 0.01));
+    assert_true (o.utilization >= 0.8 * 59040 / 70080);
+    unload (&f);
+}
+
 static const char quota_spec[] =
     "name: q\n"
     "horizon: 1y\n"
@@ -270,6 +330,7 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_service_growth_by_hand),
+        cmocka_unit_test (test_busiest_quarter),
         cmocka_unit_test (test_quotas_as_asked),
         cmocka_unit_test (test_quotas_oversubscribed),
         cmocka_unit_test (test_examples_simulate_the_load),
