@@ -187,13 +187,15 @@ static double horizon_jobs (const struct gp_plan_spec *s,
                                         : 1);
         else if (w->kind == GP_WL_RECURRING)
             n += floor (w->runs_per_month * (double)T);
-        else
-            for (size_t t = 0; t < T; t++)
-                n = fmax (n, n + gp_plan_service_gpus (w, z, i, t)
-                                     / fmax (z->job_gpus[i], 1)
-                                 - (t ? gp_plan_service_gpus (w, z, i, t - 1)
-                                            / fmax (z->job_gpus[i], 1)
-                                      : 0));
+        else {
+            /* a replica job starts wherever the replicas grow */
+            double per = fmax (z->job_gpus[i], 1), prev = 0;
+            for (size_t t = 0; t < T; t++) {
+                double reps = gp_plan_service_gpus (w, z, i, t) / per;
+                n += fmax (reps - prev, 0);
+                prev = reps;
+            }
+        }
     }
     return n;
 }
