@@ -366,8 +366,8 @@ struct gp_plan_option {
     size_t sim_jobs;
     size_t sim_unfinished;      /* jobs that never ran or never fit */
     /* Set when the teams' largest jobs together need more GPUs than the
-     * option has, so a quota was cut below its team's largest job;
-     * quota_note says it in words.
+     * option has, so some team's largest job is above its quota and runs
+     * only on borrowed quota; quota_note says it in words.
      */
     int quota_short;
     char quota_note[GP_PLAN_TEXT];

@@ -2,9 +2,10 @@
  * option: its workloads as jobs (training runs at their start month,
  * recurring runs at the planned cadence, traces replayed, services at
  * their grown size month by month) over the horizon or, when that gives
- * too many jobs, its busiest quarter, under the teams' quotas, run through the cluster
- * simulator (sim.h) with the plan's policy; the waits per team, the
- * utilization and the fairness come back into the option.
+ * too many jobs, its busiest quarter, under the teams' quotas, run
+ * through the cluster simulator (sim.h) with the plan's policy; the
+ * waits per team, the utilization and the fairness come back into the
+ * option.
  */
 #include <math.h>
 #include <stdio.h>
