@@ -167,14 +167,30 @@ static void check_example (const char *path, int *onprem)
     unload (&f);
 }
 
+/* Under the sanitizers the enterprise example (the slowest plan) is left
+ * to the release build: the reduced variant checks the startup example.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
 static void test_examples_simulate_the_load (void **state)
 {
     (void)state;
     int onprem = 0;
-    check_example ("../examples/enterprise-plan.yaml", &onprem);
-    assert_int_equal (onprem, 3);
+    if (!UNDER_ASAN) {
+        check_example ("../examples/enterprise-plan.yaml", &onprem);
+        assert_int_equal (onprem, 3);
+    }
     check_example ("../examples/startup-plan.yaml", &onprem);
-    assert_int_equal (onprem, 4);
+    assert_int_equal (onprem, UNDER_ASAN ? 1 : 4);
 }
 
 /* A horizon with too many jobs is simulated over its busiest quarter:
