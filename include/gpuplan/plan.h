@@ -254,12 +254,25 @@ enum gp_plan_queue {
                                  * queue_max_wait_limit_h */
 };
 
+/* Why an option's quotas differ from what the teams asked
+ * (gp_plan_option.quota_trim; docs/model/infrastructure.md,
+ * Multi-tenancy).
+ */
+enum gp_plan_quota_trim {
+    GP_QUOTA_AS_ASKED,          /* each quota = asked share x GPUs */
+    GP_QUOTA_TRIM_OVERSUBSCRIBED,   /* the asked shares add up to more
+                                     * than the fleet: each scaled by
+                                     * 1 / their sum */
+};
+
 struct gp_plan_quota {
     char team[GP_PLAN_NAME];
     long long gpus;             /* nominal quota; the quotas of one option
                                  * add up to at most its GPUs */
     double share;               /* gpus / the option's GPUs */
-    double wished_share;        /* quota_share (or weight) normalised */
+    double wished_share;        /* asked: the team's quota_share as
+                                 * given (or its weight normalised when
+                                 * no team gives a quota_share) */
     /* simulated (when o->sim.code == 0) */
     size_t jobs;
     double wait_mean_s, wait_p95_s, wait_max_s;
@@ -370,8 +383,8 @@ struct gp_plan_option {
     size_t sim_jobs;
     size_t sim_unfinished;      /* jobs that never ran or never fit */
     /* Set when the teams' largest jobs together need more GPUs than the
-     * option has, so a quota was cut below its team's largest job;
-     * quota_note says it in words.
+     * option has, so some team's largest job is above its quota and runs
+     * only on borrowed quota; quota_note says it in words.
      */
     int quota_short;
     char quota_note[GP_PLAN_TEXT];
@@ -409,6 +422,21 @@ struct gp_plan_option {
     double spot_tolerant_share;  /* demand GPU-hours of workloads that
                                   * tolerate preemption / all demand */
     long long max_gpus;          /* obtainable cap applied; 0 = none */
+    /* Quotas against the asks: quota_trim says why they differ from the
+     * asked shares, quota_trim_why in words ("" when GP_QUOTA_AS_ASKED);
+     * quota_asked_total is the sum of the asked shares.
+     */
+    enum gp_plan_quota_trim quota_trim;
+    char quota_trim_why[GP_PLAN_TEXT];
+    double quota_asked_total;
+    /* The simulated window (docs/model/infrastructure.md, Multi-tenancy):
+     * months [sim_window_start, sim_window_start + sim_window_months) of
+     * the horizon; the planners' demand GPU-hours in it and the simulated
+     * fleet's GPU-hours (GPUs x window hours), against which the
+     * simulated utilization is compared.
+     */
+    double sim_window_start, sim_window_months;
+    double sim_demand_gpu_hours, sim_provisioned_gpu_hours;
 };
 
 struct gp_sens_row {

@@ -272,6 +272,19 @@ static int size_training (struct gp_plan_spec *s, size_t wi,
     return -1;
 }
 
+double gp_plan_service_gpus (const struct gp_plan_workload *w,
+                             const struct plan_sizing *z, size_t wi, size_t t)
+{
+    if (!(z->replica_rps[wi] > 0))
+        return 0;
+    double r = w->requests_per_s
+               * pow (1 + w->growth_per_quarter, (double)t / 3);
+    double reps = ceil (r / z->replica_rps[wi] - 1e-9);
+    if (reps < 1)
+        reps = 1;
+    return reps * z->job_gpus[wi];
+}
+
 static int size_inference (struct gp_plan_spec *s, size_t wi,
                            const struct gp_arch *arch,
                            const struct gp_catalog *cat,
@@ -326,16 +339,14 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     }
     int per = best.gpus_per_replica > 0 ? best.gpus_per_replica : 1;
     double rate = best.size.rate_per_replica;
-    for (size_t t = 0; t < z->n_periods; t++) {
-        double r = w->requests_per_s * pow (1 + g, (double)t / 3);
-        double reps = ceil (r / (rate * (1 - head)) - 1e-9);
-        if (reps < 1)
-            reps = 1;
-        z->demand[t] += reps * per;
-        z->steady[t] += reps * per;
-    }
     z->job_gpus[wi] = per;
     z->job_s[wi] = 0;
+    z->replica_rps[wi] = rate * (1 - head);
+    for (size_t t = 0; t < z->n_periods; t++) {
+        double gpus = gp_plan_service_gpus (w, z, wi, t);
+        z->demand[t] += gpus;
+        z->steady[t] += gpus;
+    }
     if (z->mtok_gpu_hours == 0) {
         /* GPU-hours per 1M output tokens at the planned replica rate. */
         double tok_h = rate * (1 - head) * w->output_tokens * 3600;

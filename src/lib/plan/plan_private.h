@@ -55,7 +55,20 @@ struct plan_sizing {
     /* of demand[t], the GPUs of workloads that tolerate preemption
      * (gp_plan_wl_allows_spot; cost.md, "Spot and preemption") */
     double spot_ok[GP_PLAN_MAX_PERIODS];
+    /* services: requests/s one replica carries at the planned headroom
+     * (rate x (1 - inference_headroom)); 0 for other workloads
+     */
+    double replica_rps[GP_PLAN_MAX_WORKLOADS];
 };
+
+/* GPUs service 'wi' (workload 'w') holds in month 't': its replicas at
+ * that month's traffic (requests_per_s grown by growth_per_quarter),
+ * at least one, x GPUs per replica; 0 when 'wi' is not a sized service.
+ * The one rule for both the demand (compute.c) and the simulation.
+ */
+double gp_plan_service_gpus (const struct gp_plan_workload *w,
+                             const struct plan_sizing *z, size_t wi,
+                             size_t t);
 
 /* Size the portfolio of 's' on the accelerator and node shape of 'os'
  * with the training planner's GEMM efficiency scaled by 'mfu' (1 = as

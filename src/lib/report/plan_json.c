@@ -271,7 +271,23 @@ static json_t *tenancy_json (const struct gp_plan_option *o)
     set (sim, "jain_fairness", num_or_null (o->sim.code == 0
                                                 && o->jain_index >= 0,
                                             o->jain_index));
+    set (sim, "window_start_month",
+         num_or_null (o->sim.code == 0, o->sim_window_start));
+    set (sim, "window_months",
+         num_or_null (o->sim.code == 0, o->sim_window_months));
+    set (sim, "demand_gpu_hours",
+         num_or_null (o->sim.code == 0, o->sim_demand_gpu_hours));
+    set (sim, "provisioned_gpu_hours",
+         num_or_null (o->sim.code == 0, o->sim_provisioned_gpu_hours));
     set (t, "simulation", sim);
+    set (t, "quota_asked_total", json_real (o->quota_asked_total));
+    set (t, "quota_trim", json_string (o->quota_trim
+                                               == GP_QUOTA_TRIM_OVERSUBSCRIBED
+                                           ? "oversubscribed"
+                                           : "as_asked"));
+    set (t, "quota_trim_reason",
+         o->quota_trim_why[0] ? json_string (o->quota_trim_why)
+                              : json_null ());
     return t;
 }
 

@@ -337,6 +337,8 @@ static void tenancy_option (struct rout *out, const struct gp_plan_option *o)
                       100 * o->quotas[q].share, o->gpus,
                       100 * o->quotas[q].wished_share,
                       q + 1 < o->n_quotas ? "," : "");
+    if (o->quota_trim != GP_QUOTA_AS_ASKED)
+        gp_rb_printf (&line, "; trimmed: %s", o->quota_trim_why);
     if (o->quota_short)
         gp_rb_printf (&line, "; %s", o->quota_note);
     if (o->sim.code) {
