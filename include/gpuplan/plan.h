@@ -382,7 +382,36 @@ struct gp_plan_option {
     enum gp_plan_infeasible infeasible;   /* which one fails */
     char violation[GP_PLAN_TEXT];       /* 'infeasible' in words */
     int complete;               /* every part computed */
+
+    /* Shortfalls (bits of enum gp_plan_shortfall): what a feasible option
+     * falls short of without breaking a hard constraint (budget, power,
+     * racks, deadline and SLO are hard: they make it infeasible).  The
+     * recommendation lists them as reasons and names the nearest option
+     * without any (gp_plan_result.nearest_ok).  Set by the constraint
+     * check from bw_short, storage_short, queue and quota_short.
+     */
+    unsigned shortfalls;
 };
+
+/* One shortfall of an option (gp_plan_option.shortfalls is a mask of
+ * 1u << value).
+ */
+enum gp_plan_shortfall {
+    GP_SHORT_NETWORK,           /* bw_short: the fabric cannot carry the
+                                 * chosen layout's scale-out traffic within
+                                 * its step time */
+    GP_SHORT_STORAGE,           /* storage_short: read or checkpoint write
+                                 * rate above what the fast tier gives */
+    GP_SHORT_QUEUE,             /* queue != GP_QUEUE_OK */
+    GP_SHORT_QUOTA,             /* quota_short: a quota below its team's
+                                 * largest job */
+    GP_N_SHORTFALLS
+};
+
+/* The JSON/report keyword of 's' ("network", "storage", "queueing",
+ * "quota"); "?" outside the enum.  Static storage.
+ */
+const char *gp_plan_shortfall_str (enum gp_plan_shortfall s);
 
 struct gp_sens_row {
     char param[GP_PLAN_NAME];   /* "price +-20%" */
@@ -416,6 +445,10 @@ struct gp_plan_result {
     size_t n_sources;
     struct gp_plan_team teams[GP_PLAN_MAX_TEAMS];
     size_t n_teams;
+    /* When the recommended option has shortfalls: the cheapest feasible,
+     * fully costed option without any, or -1 (none, or no shortfall).
+     */
+    int nearest_ok;
 };
 
 /* Build every option of 'spec', cost it, check the constraints, pick the
