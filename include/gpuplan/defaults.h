@@ -83,8 +83,8 @@ extern "C" {
        "plan.comm_slowdown_max", 0.05, NULL, "share of step time",            \
        "plan",                                                                \
        "planning threshold: the scale-out bandwidth a training layout "       \
-       "needs is the least at which its step time is within this share "      \
-       "of the step time on an unlimited fabric "                             \
+       "needs carries its scale-out bytes per step within its step time "     \
+       "on an unlimited fabric plus this share "                              \
        "(docs/model/infrastructure.md)")                                      \
     XX(RELIABILITY_NODE_REPAIR_H,                                            \
        "reliability.node_repair_h", 48, NULL, "h",                            \
