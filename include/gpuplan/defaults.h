@@ -242,7 +242,19 @@ extern "C" {
        "accelerator has FP8 tensor cores, else BF16; quantised "              \
        "checkpoints ship FP8 KV-cache scales (vLLM docs, Quantized KV "       \
        "Cache; TensorRT-LLM FP8 KV cache); a dtype name (bf16, fp8, ...)"     \
-       " forces one")
+       " forces one")                                                         \
+    XX(PLAN_HEAD_NODES_SMALL,                                                \
+       "plan.head_nodes_small", 1, NULL, "count",                             \
+       "plan",                                                                \
+       "planning assumption: a small on-prem cluster (2+ nodes, 9-32 "        \
+       "GPUs) has one login/head node; a single node is its own login "       \
+       "node (docs/model/infrastructure.md, scale tiers)")                    \
+    XX(PLAN_MGMT_NODES_SMALL,                                                \
+       "plan.mgmt_nodes_small", 1, NULL, "count",                             \
+       "plan",                                                                \
+       "K3s docs (single-server setup with an embedded datastore): one "      \
+       "control-plane node for a small on-prem cluster (9-32 GPUs); a "       \
+       "single node runs Docker Compose with none")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,

@@ -85,6 +85,14 @@ double gp_plan_scale_out_need (const struct gp_train_model *m,
                                const struct gp_layout *l, double tol,
                                double *slowdown, double *bytes);
 
+struct gp_accel;
+
+/* GPUs per on-prem node when the spec gives none (onprem.c): the
+ * catalog's host_accelerators, else the scale-up domain up to 8; 8 for a
+ * NULL accelerator.
+ */
+int gp_plan_node_gpus (const struct gp_accel *a);
+
 /* Multi-tenant behaviour of the portfolio on one option (simulate.c,
  * the cluster simulator): fills o->sim, o->utilization and the per-team
  * waits.
