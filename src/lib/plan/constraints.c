@@ -2,7 +2,9 @@
  * power, floor space, budget, jobs that never finish in the simulation,
  * spare nodes for constraints.min_availability, and the queueing check on
  * the simulated waits.  Each verdict is set as a typed field
- * (gp_plan_option.infeasible, .queue) with its message beside it.
+ * (gp_plan_option.infeasible, .queue) with its message beside it; the
+ * soft checks an option may fail and stay feasible are gathered as typed
+ * shortfalls (gp_plan_option.shortfalls).
  */
 #include <math.h>
 #include <stdarg.h>

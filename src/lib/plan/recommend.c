@@ -1,6 +1,8 @@
 /* recommend.c - the recommendation: the cheapest feasible, fully costed
  * option (options flagged by the queueing check rank after every
- * unflagged one), the reason in words, and the decision log: why each
+ * unflagged one), the reason in words (every shortfall of the chosen
+ * option listed, with the nearest option without one: it "meets every
+ * checked constraint" only when it has none), and the decision log: why each
  * other option lost, was rejected or was not ranked, the flags, and
  * catalog price dates that may not compare.  Decisions read the options'
  * typed state (feasible, complete, queue, basis), never their messages.
