@@ -131,7 +131,9 @@ struct gp_power {
     double facility_w;          /* it_w * pue */
     int nodes_per_rack;
     long long compute_racks;
-    long long other_racks;      /* ceil(other_it_w / rack_w) */
+    long long other_racks;      /* 0 when the compute racks' spare power
+                                 * holds other_it_w, else
+                                 * ceil(other_it_w / rack_w) */
     long long racks;
     double energy_kwh_year;     /* it_w * load * pue * 8760 h / 1000 */
     double energy_usd_year;

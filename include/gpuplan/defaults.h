@@ -83,8 +83,8 @@ extern "C" {
        "plan.comm_slowdown_max", 0.05, NULL, "share of step time",            \
        "plan",                                                                \
        "planning threshold: the scale-out bandwidth a training layout "       \
-       "needs is the least at which its step time is within this share "      \
-       "of the step time on an unlimited fabric "                             \
+       "needs carries its scale-out bytes per step within its step time "     \
+       "on an unlimited fabric plus this share "                              \
        "(docs/model/infrastructure.md)")                                      \
     XX(RELIABILITY_NODE_REPAIR_H,                                            \
        "reliability.node_repair_h", 48, NULL, "h",                            \
@@ -270,7 +270,19 @@ extern "C" {
        "train.batch_warn_mfu_loss", 0.10, NULL, "share of MFU",               \
        "train",                                                               \
        "planning threshold: a batch the user fixes is flagged when the"       \
-       " batch the planner would choose reaches an MFU over 10% higher")
+       " batch the planner would choose reaches an MFU over 10% higher")      \
+    XX(PLAN_HEAD_NODES_SMALL,                                                \
+       "plan.head_nodes_small", 1, NULL, "count",                             \
+       "plan",                                                                \
+       "planning assumption: a small on-prem cluster (2+ nodes, 9-32 "        \
+       "GPUs) has one login/head node; a single node is its own login "       \
+       "node (docs/model/infrastructure.md, scale tiers)")                    \
+    XX(PLAN_MGMT_NODES_SMALL,                                                \
+       "plan.mgmt_nodes_small", 1, NULL, "count",                             \
+       "plan",                                                                \
+       "K3s docs (single-server setup with an embedded datastore): one "      \
+       "control-plane node for a small on-prem cluster (9-32 GPUs); a "       \
+       "single node runs Docker Compose with none")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,

@@ -19,6 +19,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
+#include "gpuplan/defaults.h"
 #include "gpuplan/error.h"
 #include "gpuplan/spec.h"
 
@@ -32,7 +33,8 @@ extern "C" {
 #define GP_PLAN_MAX_WORKLOADS 64
 #define GP_PLAN_MAX_OPTION_SPECS 32
 #define GP_PLAN_MAX_PERIODS 120   /* months: horizon up to 10 years */
-#define GP_PLAN_MAX_ASSUMPTIONS 48
+/* Every registry row can be a plan assumption: none is ever dropped. */
+#define GP_PLAN_MAX_ASSUMPTIONS GP_DEF__COUNT
 #define GP_PLAN_MAX_SENS 12
 
 /* ------------------------------ the spec ------------------------------ */
@@ -437,7 +439,37 @@ struct gp_plan_option {
      */
     double sim_window_start, sim_window_months;
     double sim_demand_gpu_hours, sim_provisioned_gpu_hours;
+    /* Shortfalls (bits of enum gp_plan_shortfall): what a feasible option
+     * falls short of without breaking a hard constraint (budget, power,
+     * racks, deadline and SLO are hard: they make it infeasible).  The
+     * recommendation lists them as reasons and names the nearest option
+     * without any (gp_plan_result.nearest_ok).  Set by the constraint
+     * check from bw_short, storage_short, queue and quota_short.
+     */
+    unsigned shortfalls;
 };
+
+/* One shortfall of an option (gp_plan_option.shortfalls is a mask of
+ * 1u << value).
+ */
+enum gp_plan_shortfall {
+    GP_SHORT_NETWORK,           /* bw_short: the fabric cannot carry the
+                                 * chosen layout's scale-out traffic within
+                                 * its step time */
+    GP_SHORT_STORAGE,           /* storage_short: read or checkpoint write
+                                 * rate above what the fast tier gives */
+    GP_SHORT_QUEUE,             /* queue != GP_QUEUE_OK */
+    GP_SHORT_QUOTA,             /* quota_short with no simulation to
+                                 * show that borrowing idle quota works
+                                 * (a simulated option is judged by its
+                                 * queueing check instead) */
+    GP_N_SHORTFALLS
+};
+
+/* The JSON/report keyword of 's' ("network", "storage", "queueing",
+ * "quota"); "?" outside the enum.  Static storage.
+ */
+const char *gp_plan_shortfall_str (enum gp_plan_shortfall s);
 
 struct gp_sens_row {
     char param[GP_PLAN_NAME];   /* "price +-20%" */
@@ -471,6 +503,10 @@ struct gp_plan_result {
     size_t n_sources;
     struct gp_plan_team teams[GP_PLAN_MAX_TEAMS];
     size_t n_teams;
+    /* When the recommended option has shortfalls: the cheapest feasible,
+     * fully costed option without any, or -1 (none, or no shortfall).
+     */
+    int nearest_ok;
 };
 
 /* Build every option of 'spec', cost it, check the constraints, pick the

@@ -6,7 +6,8 @@
  * Leaves split their radix into downlinks and uplinks by the requested
  * oversubscription; uplinks go to a spine layer, and when more leaves exist
  * than a spine has ports, spines take half their ports down and half up to
- * a core layer (a three-level folded Clos).  docs/model/infrastructure.md
+ * a core layer (a three-level folded Clos).  A single node has no
+ * scale-out fabric at all (tiers 0).  docs/model/infrastructure.md
  * gives every formula and a worked example.
  */
 #include <math.h>
@@ -39,6 +40,17 @@ int gp_fabric_size (const struct gp_fabric_in *in,
                              "fabric: oversubscription %g must be >= 1",
                              in->oversub);
     struct gp_fabric f = {0};
+    if (in->nodes == 1) {
+        /* One node: its GPUs talk over the scale-up domain (NVLink, or
+         * PCIe for cards without it); there is no scale-out fabric to
+         * build: no switch, NIC, cable or transceiver, no per-GPU
+         * scale-out bandwidth.
+         */
+        f.rails = in->gpus_per_node * in->nics_per_gpu;
+        f.oversub = 1;
+        *out = f;
+        return 0;
+    }
     int k = in->radix;
     f.rails = in->gpus_per_node * in->nics_per_gpu;
     f.endpoints = in->nodes * f.rails;

@@ -99,7 +99,16 @@ int gp_power_size (const struct gp_power_in *in,
     if (in->rack_units_nodes > 0 && p.nodes_per_rack > in->rack_units_nodes)
         p.nodes_per_rack = in->rack_units_nodes;
     p.compute_racks = (in->nodes + p.nodes_per_rack - 1) / p.nodes_per_rack;
-    p.other_racks = (long long)ceil (in->other_it_w / in->rack_w - 1e-9);
+    /* Network, storage and CPU/head equipment shares the compute racks
+     * when their spare power holds all of it (a small build); otherwise
+     * it gets racks of its own (docs/model/infrastructure.md).
+     */
+    double spare = (double)p.compute_racks * in->rack_w
+                   - (double)in->nodes * in->node_w;
+    if (in->other_it_w <= spare * (1 + 1e-12))
+        p.other_racks = 0;
+    else
+        p.other_racks = (long long)ceil (in->other_it_w / in->rack_w - 1e-9);
     p.racks = p.compute_racks + p.other_racks;
     p.it_w = in->nodes * in->node_w + in->other_it_w;
     p.facility_w = p.it_w * in->pue;

@@ -38,23 +38,29 @@ static enum gp_precision precision_of (const char *p)
     return GP_PREC_BF16;
 }
 
-/* Training throughput on 'n' GPUs: the fastest layout's tokens/s times
- * the reliability model's goodput.  Returns 0 when nothing fits.
+/* The scale-out bandwidth per GPU the layout 'l' needs
+ * (docs/model/infrastructure.md, "Bandwidth needed vs given"): the
+ * traffic the layout moves over each GPU's NIC per step, V, over the step
+ * time allowed, (1 + tol) x step(inf), the step on an unlimited fabric:
+ *   need = V / ((1 + tol) step(inf)).
+ * A fabric below it cannot carry one step's traffic within the allowed
+ * step time even if every byte overlapped with compute.  V is read from
+ * the training planner itself: where the fabric is the bottleneck every
+ * scale-out collective (DP/ZeRO/FSDP, pipeline P2P across nodes, MoE
+ * all-to-all, CP) takes bytes / (B x efficiency / oversubscription), so
+ * the step time is V / B plus terms that do not depend on B, and
+ *   V = (step(B1) - step(B2)) / (1/B1 - 1/B2)
+ * at two bandwidths far below any real NIC (1 and 2 MB/s).  Also the
+ * slowdown step(given) / step(inf) - 1 at the option's own bandwidth, and
+ * V itself ('bytes', may be NULL).  Returns 0 when the step does not
+ * depend on the scale-out fabric (the traffic stays in the scale-up
+ * domain).
  */
-/* The scale-out bandwidth per GPU the layout 'l' needs: the least NIC
- * bandwidth B at which the training planner's step time is within
- * 'tol' of its step time on an unlimited fabric,
- *   step(B) <= (1 + tol) step(inf),
- * found by bisection (step time falls monotonically with B).  Also the
- * slowdown step(given) / step(inf) - 1 at the option's own bandwidth.
- * Returns 0 when the step does not depend on the scale-out fabric (the
- * job's traffic stays inside the scale-up domain).
- */
-static double scale_out_need (const struct gp_train_model *m,
-                              const struct gp_train_job *job,
-                              const struct gp_train_hw *hw,
-                              const struct gp_layout *l, double tol,
-                              double *slowdown)
+double gp_plan_scale_out_need (const struct gp_train_model *m,
+                               const struct gp_train_job *job,
+                               const struct gp_train_hw *hw,
+                               const struct gp_layout *l, double tol,
+                               double *slowdown, double *bytes)
 {
     struct gp_train_hw h = *hw;
     struct gp_train_time t;
@@ -64,21 +70,22 @@ static double scale_out_need (const struct gp_train_model *m,
     gp_train_time (m, job, hw, l, &t);
     if (slowdown)
         *slowdown = inf > 0 ? t.step_s / inf - 1 : 0;
-    double lo = 1e6, hi = 1e18;
-    h.scale_out_bw = lo;
+    if (bytes)
+        *bytes = 0;
+    const double b1 = 1e6, b2 = 2e6;
+    h.scale_out_bw = b1;
     gp_train_time (m, job, &h, l, &t);
-    if (!(inf > 0) || t.step_s <= inf * (1 + tol))
+    double s1 = t.step_s;
+    h.scale_out_bw = b2;
+    gp_train_time (m, job, &h, l, &t);
+    double s2 = t.step_s;
+    double v = (s1 - s2) / (1 / b1 - 1 / b2);
+    /* below a byte per step (rounding of a B-independent step): none */
+    if (!(inf > 0) || !(v > 1))
         return 0;
-    for (int i = 0; i < 200 && hi / lo > 1 + 1e-6; i++) {
-        double mid = sqrt (lo * hi);
-        h.scale_out_bw = mid;
-        gp_train_time (m, job, &h, l, &t);
-        if (t.step_s <= inf * (1 + tol))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return hi;
+    if (bytes)
+        *bytes = v;
+    return v / ((1 + tol) * inf);
 }
 
 /* The reliability inputs the plan's assumptions give the training
@@ -94,6 +101,9 @@ static struct gp_train_rel_params plan_rel (struct gp_plan_spec *s)
     return rp;
 }
 
+/* Training throughput on 'n' GPUs: the fastest layout's tokens/s times
+ * the reliability model's goodput.  Returns 0 when nothing fits.
+ */
 static double train_rate (struct gp_plan_spec *s,
                           const struct gp_train_model *m,
                           const struct gp_train_job *job,
@@ -126,8 +136,9 @@ static void record_need (struct gp_plan_spec *s, struct plan_sizing *z,
                          const struct gp_train_result *tr)
 {
     double slow = 0;
-    double need = scale_out_need (m, job, hw, &tr->layout,
-                                  A (s, "comm_slowdown_max"), &slow);
+    double need = gp_plan_scale_out_need (m, job, hw, &tr->layout,
+                                          A (s, "comm_slowdown_max"), &slow,
+                                          NULL);
     z->need_bw[wi] = need;
     z->slowdown[wi] = slow;
     if (need > z->need_bw_max) {

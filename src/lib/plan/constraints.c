@@ -2,7 +2,9 @@
  * power, floor space, budget, jobs that never finish in the simulation,
  * spare nodes for constraints.min_availability, and the queueing check on
  * the simulated waits.  Each verdict is set as a typed field
- * (gp_plan_option.infeasible, .queue) with its message beside it.
+ * (gp_plan_option.infeasible, .queue) with its message beside it; the
+ * soft checks an option may fail and stay feasible are gathered as typed
+ * shortfalls (gp_plan_option.shortfalls).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -36,9 +38,39 @@ static void reject (struct gp_plan_option *o, enum gp_plan_infeasible why,
     va_end (ap);
 }
 
+static const char *const shortfall_names[GP_N_SHORTFALLS] = {
+    "network", "storage", "queueing", "quota",
+};
+
+const char *gp_plan_shortfall_str (enum gp_plan_shortfall s)
+{
+    return (unsigned)s < GP_N_SHORTFALLS ? shortfall_names[s] : "?";
+}
+
+/* The soft checks as typed shortfalls (plan.h, enum gp_plan_shortfall). */
+static unsigned shortfalls_of (const struct gp_plan_option *o)
+{
+    unsigned m = 0;
+    if (o->bw_short)
+        m |= 1u << GP_SHORT_NETWORK;
+    if (o->storage.code == 0 && o->storage_short)
+        m |= 1u << GP_SHORT_STORAGE;
+    if (o->queue != GP_QUEUE_OK)
+        m |= 1u << GP_SHORT_QUEUE;
+    /* A job above its team's quota borrows idle quota in the cohort;
+     * when the simulation ran, its queueing check (GP_SHORT_QUEUE) judges
+     * whether that borrowing works, so the quota note alone is a
+     * shortfall only when nothing simulated it.
+     */
+    if (o->quota_short && o->compute.code == 0 && o->sim.code != 0)
+        m |= 1u << GP_SHORT_QUOTA;
+    return m;
+}
+
 void gp_plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o)
 {
     const struct gp_plan_constraints *k = &c->s->cons;
+    o->shortfalls = shortfalls_of (o);
     o->feasible = 1;
     o->infeasible = GP_INFEAS_NONE;
     if (o->kind == GP_OPT_CLOUD && !cloud_allowed (c->s, o->cloud)) {

@@ -17,6 +17,23 @@
 #define A gp_plan_assumption
 #define P gp_plan_part
 
+/* GPUs per on-prem node when the spec gives none: the catalog's
+ * accelerators per host (host_accelerators: GB200/GB300 trays 4, trn1/2
+ * 16, TPU hosts 4, PCIe cards their typical server, e.g. 8 L40S), else
+ * the scale-up domain up to 8 (the HGX/DGX or OAM baseboard), the rule
+ * the training model uses for its node (train.c, gp_train_hw_from_accel).
+ */
+int gp_plan_node_gpus (const struct gp_accel *a)
+{
+    if (!a)
+        return 8;
+    if (a->host_accels > 0)
+        return a->host_accels;
+    return a->scale_up_domain >= 8  ? 8
+           : a->scale_up_domain > 0 ? a->scale_up_domain
+                                    : 8;
+}
+
 /* Catalog rows behind a node of an accelerator: DGX/HGX system power and
  * capex estimates.  Returns 0 or GP_ENOTFOUND when the catalog has none.
  */
@@ -105,6 +122,12 @@ static void onprem_network (struct plan_ctx *c,
     gp_error_t err = {0};
     if (gp_fabric_size (&fin, &o->fabric, &err) != 0)
         gp_plan_status_set (&o->network, err.code, "%s", err.text);
+    else if (o->nodes == 1) {
+        /* one node: scale-up only, nothing crosses a NIC */
+        snprintf (o->fabric_name, sizeof o->fabric_name,
+                  "none (one node: scale-up only)");
+        o->given_bw_per_gpu = 0;
+    }
 }
 
 static void onprem_power (struct plan_ctx *c,
@@ -136,6 +159,34 @@ static void onprem_power (struct plan_ctx *c,
         gp_plan_status_set (&o->power, err.code, "%s", err.text);
 }
 
+/* Head (login) and management (control-plane) nodes by the scale tier
+ * of the build, the tiers of the storage and stack choice
+ * (gp_storage_tier_for; docs/model/infrastructure.md, "Supporting
+ * infrastructure"): one node is its own login node with no control plane
+ * (Docker Compose); a small cluster (9-32 GPUs) has head_nodes_small
+ * login nodes and mgmt_nodes_small K3s servers; from 33 GPUs head_nodes
+ * and mgmt_nodes (an etcd quorum).
+ */
+static void onprem_support_nodes (struct plan_ctx *c,
+                                  struct gp_plan_option *o)
+{
+    switch (o->nodes <= 1 ? GP_TIER_LOCAL_NVME
+                          : gp_storage_tier_for (o->gpus)) {
+    case GP_TIER_LOCAL_NVME:
+        o->head_nodes = 0;
+        o->mgmt_nodes = 0;
+        break;
+    case GP_TIER_NFS:
+        o->head_nodes = (int)A (c, "head_nodes_small");
+        o->mgmt_nodes = (int)A (c, "mgmt_nodes_small");
+        break;
+    default:
+        o->head_nodes = (int)A (c, "head_nodes");
+        o->mgmt_nodes = (int)A (c, "mgmt_nodes");
+        break;
+    }
+}
+
 /* Capex of servers, network and storage, and the supporting nodes. */
 static void onprem_capex (struct plan_ctx *c,
                           const struct gp_plan_option_spec *os,
@@ -143,8 +194,7 @@ static void onprem_capex (struct plan_ctx *c,
 {
     double node_usd = 0;
     gp_plan_node_capex_usd (c, os, &node_usd);
-    o->head_nodes = (int)A (c, "head_nodes");
-    o->mgmt_nodes = o->gpus > 32 ? (int)A (c, "mgmt_nodes") : 1;
+    onprem_support_nodes (c, o);
     o->cpu_nodes = (int)ceil (o->stor.read_bw
                               / fmax (A (c, "cpu_node_preprocess_bw"), 1));
     o->capex_servers = o->nodes * node_usd;

@@ -82,6 +82,33 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
                         size_t n_periods,
                         struct plan_sizing *out);
 
+struct gp_train_model;
+struct gp_train_job;
+struct gp_train_hw;
+struct gp_layout;
+
+/* The scale-out bandwidth per GPU (byte/s) the training layout 'l' needs
+ * (compute.c; docs/model/infrastructure.md, "Bandwidth needed vs given"):
+ * the bytes its step moves over each GPU's NIC, read from the training
+ * model, over (1 + tol) x its step time on an unlimited fabric.  Sets
+ * *slowdown (may be NULL) to step(hw) / step(unlimited) - 1 and *bytes
+ * (may be NULL) to the bytes per GPU per step.  0 when the traffic stays
+ * in the scale-up domain.
+ */
+double gp_plan_scale_out_need (const struct gp_train_model *m,
+                               const struct gp_train_job *job,
+                               const struct gp_train_hw *hw,
+                               const struct gp_layout *l, double tol,
+                               double *slowdown, double *bytes);
+
+struct gp_accel;
+
+/* GPUs per on-prem node when the spec gives none (onprem.c): the
+ * catalog's host_accelerators, else the scale-up domain up to 8; 8 for a
+ * NULL accelerator.
+ */
+int gp_plan_node_gpus (const struct gp_accel *a);
+
 /* Multi-tenant behaviour of the portfolio on one option (simulate.c,
  * the cluster simulator): fills o->sim, o->utilization and the per-team
  * waits.

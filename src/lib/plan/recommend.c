@@ -1,6 +1,8 @@
 /* recommend.c - the recommendation: the cheapest feasible, fully costed
  * option (options flagged by the queueing check rank after every
- * unflagged one), the reason in words, and the decision log: why each
+ * unflagged one), the reason in words (every shortfall of the chosen
+ * option listed, with the nearest option without one: it "meets every
+ * checked constraint" only when it has none), and the decision log: why each
  * other option lost, was rejected or was not ranked, the flags, and
  * catalog price dates that may not compare.  Decisions read the options'
  * typed state (feasible, complete, queue, basis), never their messages.
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpuplan/units.h"
 #include "plan_private.h"
 
 static int flagged (const struct gp_plan_option *o)
@@ -67,6 +70,107 @@ static double price_year (const char *d)
     return n ? sum / n : 0;
 }
 
+/* One shortfall 'k' of option 'o' in words, appended to 'buf'. */
+static void shortfall_text (const struct gp_plan_option *o,
+                            enum gp_plan_shortfall k, int all_flagged,
+                            char *buf, size_t n)
+{
+    char a[32], g[32];
+    size_t l = strlen (buf);
+    if (l >= n)
+        return;
+    switch (k) {
+    case GP_SHORT_NETWORK:
+        snprintf (buf + l, n - l,
+                  "network: %.40s needs %s per GPU, the fabric gives %s",
+                  o->need_bw_workload,
+                  gp_format_quantity (o->need_bw_per_gpu, GP_Q_BANDWIDTH,
+                                      GP_FMT_BITS, a, sizeof a),
+                  gp_format_quantity (o->given_bw_per_gpu, GP_Q_BANDWIDTH,
+                                      GP_FMT_BITS, g, sizeof g));
+        break;
+    case GP_SHORT_STORAGE:
+        snprintf (buf + l, n - l,
+                  "storage: needs %s, the fast tier gives %s",
+                  gp_format_quantity (fmax (o->stor.read_bw,
+                                            o->stor.write_bw),
+                                      GP_Q_BANDWIDTH, 0, a, sizeof a),
+                  gp_format_quantity (o->storage_given_bw, GP_Q_BANDWIDTH,
+                                      0, g, sizeof g));
+        break;
+    case GP_SHORT_QUEUE:
+        snprintf (buf + l, n - l, "FAILS the queueing check (%.150s)%s",
+                  o->queue_flag,
+                  all_flagged ? ", as does every feasible option" : "");
+        break;
+    case GP_SHORT_QUOTA:
+        snprintf (buf + l, n - l, "quotas: %.240s", o->quota_note);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Every shortfall of 'o' in words, "; "-separated, into 'buf'. */
+static void shortfalls_text (const struct gp_plan_option *o,
+                             int all_flagged, char *buf, size_t n)
+{
+    buf[0] = 0;
+    for (int k = 0; k < GP_N_SHORTFALLS; k++) {
+        if (!(o->shortfalls & (1u << k)))
+            continue;
+        if (buf[0]) {
+            size_t l = strlen (buf);
+            snprintf (buf + l, n - l, "; ");
+        }
+        shortfall_text (o, (enum gp_plan_shortfall)k, all_flagged, buf, n);
+    }
+}
+
+/* The cheapest feasible, fully costed option without any shortfall, or
+ * -1.
+ */
+static int nearest_ok (const struct gp_plan_result *r)
+{
+    int best = -1;
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (!o->feasible || !o->complete || o->shortfalls)
+            continue;
+        if (best < 0 || o->tco_usd < r->options[best].tco_usd)
+            best = (int)i;
+    }
+    return best;
+}
+
+/* The reason's tail when the recommended 'b' has shortfalls: it meets
+ * the hard constraints, not every check; each shortfall is a reason, and
+ * the nearest option without any is named.
+ */
+static void reason_shortfalls (struct gp_plan_result *r, int b,
+                               int all_flagged)
+{
+    const struct gp_plan_option *w = &r->options[b];
+    char list[GP_PLAN_TEXT * 2];
+    shortfalls_text (w, all_flagged, list, sizeof list);
+    size_t rl = strlen (r->reason);
+    snprintf (r->reason + rl, sizeof r->reason - rl,
+              "; meets the hard constraints but falls short: %s", list);
+    rl = strlen (r->reason);
+    r->nearest_ok = nearest_ok (r);
+    char u[32];
+    if (r->nearest_ok >= 0) {
+        const struct gp_plan_option *n = &r->options[r->nearest_ok];
+        snprintf (r->reason + rl, sizeof r->reason - rl,
+                  "; nearest option without a shortfall: %s (TCO %s, "
+                  "%+.1f%%)",
+                  n->name, gp_fmt_usd (n->tco_usd, u, sizeof u),
+                  100 * (n->tco_usd / w->tco_usd - 1));
+    } else
+        snprintf (r->reason + rl, sizeof r->reason - rl,
+                  "; no feasible option is free of shortfalls");
+}
+
 /* r->reason for the recommended option 'b'. */
 static void decide_reason (struct gp_plan_result *r, int b)
 {
@@ -105,12 +209,8 @@ static void decide_reason (struct gp_plan_result *r, int b)
                   "over %.3g years",
                   gp_fmt_usd (w->tco_usd, u1, sizeof u1), r->horizon_years);
     size_t rl = strlen (r->reason);
-    if (flagged (w))
-        snprintf (r->reason + rl, sizeof r->reason - rl,
-                  "; meets every checked constraint but FAILS the "
-                  "queueing check (%s)%s",
-                  w->queue_flag,
-                  n_flag == n_ok ? ", as does every feasible option" : "");
+    if (w->shortfalls)
+        reason_shortfalls (r, b, n_flag == n_ok);
     else
         snprintf (r->reason + rl, sizeof r->reason - rl,
                   "; meets every checked constraint%s",
@@ -182,6 +282,7 @@ void gp_plan_decide (struct plan_ctx *c)
 {
     struct gp_plan_result *r = c->r;
     r->recommended = gp_plan_pick (r->options, r->n_options);
+    r->nearest_ok = -1;
     int b = r->recommended;
     if (b >= 0) {
         decide_reason (r, b);
@@ -192,6 +293,13 @@ void gp_plan_decide (struct plan_ctx *c)
         const struct gp_plan_option *o = &r->options[i];
         if (o->feasible && o->complete && flagged (o))
             gp_plan_log (c, "flagged: %s (%.200s)", o->name, o->queue_flag);
+        for (int k = GP_SHORT_NETWORK; k <= GP_SHORT_STORAGE; k++) {
+            if (!(o->feasible && o->complete && (o->shortfalls & (1u << k))))
+                continue;
+            char t[GP_PLAN_TEXT] = "";
+            shortfall_text (o, (enum gp_plan_shortfall)k, 0, t, sizeof t);
+            gp_plan_log (c, "short: %s (%.200s)", o->name, t);
+        }
         if (o->quota_short && o->compute.code == 0)
             gp_plan_log (c, "quotas: %s (%.200s)", o->name, o->quota_note);
     }

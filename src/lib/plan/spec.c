@@ -445,10 +445,7 @@ static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
                                   err, GP_ENOTFOUND, "%s.accelerator: %s",
                                   what, e2.text);
         if (!o->gpus_per_node)
-            o->gpus_per_node = o->accel->scale_up_domain >= 8 ? 8
-                               : o->accel->scale_up_domain > 0
-                                   ? o->accel->scale_up_domain
-                                   : 8;
+            o->gpus_per_node = gp_plan_node_gpus (o->accel);
         double v;
         char key[64];
         snprintf (key, sizeof key, "port_gbps");

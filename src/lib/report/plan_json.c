@@ -338,6 +338,13 @@ static json_t *option_json (const struct gp_plan_option *o)
                                      : json_string (o->violation));
     set (j, "infeasible_reason", json_string (infeasible_str (o->infeasible)));
     set (j, "price_warnings", price_warnings_json (o));
+    json_t *sf = json_array ();
+    for (int k = 0; k < GP_N_SHORTFALLS; k++)
+        if (o->shortfalls & (1u << k))
+            json_array_append_new (
+                sf, json_string (gp_plan_shortfall_str (
+                        (enum gp_plan_shortfall)k)));
+    set (j, "shortfalls", sf);
     set (j, "compute", compute_json (o));
     set (j, "network", network_json (o));
     set (j, "storage", storage_json (o));
@@ -367,6 +374,17 @@ struct json_t *gp_report_json (const struct gp_plan_result *r)
         json_t *why = json_array ();
         json_array_append_new (why, json_string (r->reason));
         set (rec, "reasons", why);
+        const struct gp_plan_option *w = &r->options[r->recommended];
+        json_t *sf = json_array ();
+        for (int k = 0; k < GP_N_SHORTFALLS; k++)
+            if (w->shortfalls & (1u << k))
+                json_array_append_new (
+                    sf, json_string (gp_plan_shortfall_str (
+                            (enum gp_plan_shortfall)k)));
+        set (rec, "shortfalls", sf);
+        set (rec, "nearest_without_shortfalls",
+             r->nearest_ok >= 0 ? json_string (r->options[r->nearest_ok].name)
+                                : json_null ());
         set (root, "recommendation", rec);
     } else {
         set (root, "recommendation", json_null ());
