@@ -89,6 +89,8 @@ struct gp_plan_workload {
     double growth_per_quarter;  /* traffic growth, 0.1 = +10 %/quarter */
     double ttft_s, tpot_s;      /* SLO targets (p99) */
     int line, col;              /* position in the spec */
+    char engine[16];            /* inference: serving engine (gp_engine_parse
+                                 * names; default vllm) */
 };
 
 enum gp_option_kind {
