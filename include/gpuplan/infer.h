@@ -355,8 +355,10 @@ struct gp_infer_option {
 };
 
 /* Evaluate every layout of 'base' (its tp/pp/slice fields are ignored) and
- * keep the one that meets 'slo' with the fewest GPUs at the peak rate
- * (ties: lower TTFT p95).  'cat' supplies MIG profiles ('allow_mig').
+ * keep the one that meets 'slo' with the fewest whole GPUs at the peak rate
+ * (MIG slices: the whole GPUs they occupy; ties: the trough, then the share
+ * of GPUs in use, then lower TTFT p95): gp_infer_choose_on() with
+ * gpus_per_node 0.  'cat' supplies MIG profiles ('allow_mig').
  * Always returns 0 with best->feasible 0 and best->reason set when nothing
  * works; negative gp_err only for bad arguments or memory.
  */
@@ -589,9 +591,12 @@ struct gp_infer_plan_result {
 };
 
 /* Plan a serving deployment: for every accelerator x weight precision of
- * 'rq', choose the layout (gp_infer_choose), price a GPU-hour with the one
- * pricing rule (gp_price_gpu_hour, on-demand; rq->instance names the
- * instance), round to whole nodes, cost the autoscaled fleet over the day
+ * 'rq', price a GPU-hour with the one pricing rule (gp_price_gpu_hour,
+ * on-demand; rq->instance names the instance), choose the layout that
+ * costs least per 1M output tokens at the peak (gp_infer_choose_on with
+ * the instance's node size; fewest whole GPUs when unpriced), round to
+ * whole nodes (MIG slices as the whole GPUs they occupy, at the peak, the
+ * trough and over the day), cost the autoscaled fleet over the day
  * (the profile, else 12 h at peak and 12 h at trough) and recommend the
  * cheapest priced feasible option (fewest GPUs when none is priced).
  * Model ids resolve in the embedded zoo, accelerators in 'cat'.
