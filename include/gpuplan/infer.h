@@ -348,12 +348,17 @@ struct gp_infer_option {
     struct gp_serve_model model;
     struct gp_size_result size;
     double gpus;                 /* GPUs at peak (fractional for slices) */
-    int gpus_whole;              /* whole GPUs to provision */
+    int gpus_whole;              /* whole GPUs to provision: replicas x
+                                  * GPUs per replica, or for slices
+                                  * ceil(replicas / slices_per_gpu) */
+    int layouts_tried;           /* layouts the search evaluated */
 };
 
 /* Evaluate every layout of 'base' (its tp/pp/slice fields are ignored) and
- * keep the one that meets 'slo' with the fewest GPUs at the peak rate
- * (ties: lower TTFT p95).  'cat' supplies MIG profiles ('allow_mig').
+ * keep the one that meets 'slo' with the fewest whole GPUs at the peak rate
+ * (MIG slices: the whole GPUs they occupy; ties: the trough, then the share
+ * of GPUs in use, then lower TTFT p95): gp_infer_choose_on() with
+ * gpus_per_node 0.  'cat' supplies MIG profiles ('allow_mig').
  * Always returns 0 with best->feasible 0 and best->reason set when nothing
  * works; negative gp_err only for bad arguments or memory.
  */
@@ -367,6 +372,42 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                      double headroom,
                      struct gp_infer_option *best,
                      gp_error_t *err);
+
+/* The same search, ranking the feasible layouts by what they cost when
+ * capacity is bought in whole nodes of 'gpus_per_node' GPUs (<= 0: whole
+ * GPUs, the rule for an unpriced accelerator): fewest nodes at the peak
+ * (the lowest cost per 1M output tokens at the peak), then at the trough,
+ * then fewest whole GPUs at the peak, then the smaller share of GPUs in
+ * use, then the lower TTFT p95 (docs/model/inference.md, "Serving
+ * search").  MIG slices are charged as the whole GPUs they occupy
+ * (gp_infer_option_gpus), at the peak and the trough alike.  Returns as
+ * gp_infer_choose(), which is this call with 'gpus_per_node' 0.
+ */
+int gp_infer_choose_on (const struct gp_serve_cfg *base,
+                        const struct gp_catalog *cat,
+                        int allow_mig,
+                        const struct gp_workload *w,
+                        const struct gp_slo *slo,
+                        double peak_rate,
+                        double trough_rate,
+                        double headroom,
+                        int gpus_per_node,
+                        struct gp_infer_option *best,
+                        gp_error_t *err);
+
+/* Whole GPUs that 'reps' replicas of option 'o' occupy: reps x
+ * gpus_per_replica, or for MIG slices ceil(reps / slices_per_gpu) (the
+ * slices of a GPU the service does not use are not charged to anyone
+ * else).  0 for reps <= 0 or a NULL 'o'.
+ */
+int gp_infer_option_gpus (const struct gp_infer_option *o, int reps);
+
+/* Whole nodes of 'gpus_per_node' GPUs (<= 0: 1) that 'reps' replicas of
+ * 'o' occupy: whole nodes per replica when a replica spans nodes, else
+ * the replicas' whole GPUs packed onto shared nodes.
+ */
+int gp_infer_option_nodes (const struct gp_infer_option *o, int reps,
+                           int gpus_per_node);
 
 /* ========================= fleet over a day ============================= */
 
@@ -498,6 +539,21 @@ enum gp_infer_price_status {
                                       * on-demand price */
 };
 
+/* Which rule chose an option's layout (docs/model/inference.md, "Serving
+ * search").
+ */
+enum gp_infer_layout_rule {
+    GP_INFER_LAYOUT_CHEAPEST,        /* fewest whole nodes of the priced
+                                      * instance at the peak: the lowest
+                                      * cost per 1M output tokens */
+    GP_INFER_LAYOUT_FEWEST_GPUS,     /* unpriced: fewest whole GPUs */
+};
+
+/* Stable name of 'l' ("cheapest_per_1m_output_tokens", "fewest_gpus");
+ * static, never NULL.
+ */
+const char *gp_infer_layout_rule_str (enum gp_infer_layout_rule l);
+
 /* One accelerator x weight precision of a plan, sized, priced and
  * rounded to whole nodes.  Prices and costs are 0 when not priced.
  */
@@ -518,6 +574,7 @@ struct gp_infer_plan_option {
     struct gp_fleet fleet;       /* the day, whole nodes per period (valid
                                   * when opt.feasible) */
     int *fleet_replicas;         /* fleet.n_periods replicas per period */
+    enum gp_infer_layout_rule layout_rule; /* how the layout was chosen */
 };
 
 /* The result of gp_infer_plan(); owned by the caller. */
@@ -536,9 +593,12 @@ struct gp_infer_plan_result {
 };
 
 /* Plan a serving deployment: for every accelerator x weight precision of
- * 'rq', choose the layout (gp_infer_choose), price a GPU-hour with the one
- * pricing rule (gp_price_gpu_hour, on-demand; rq->instance names the
- * instance), round to whole nodes, cost the autoscaled fleet over the day
+ * 'rq', price a GPU-hour with the one pricing rule (gp_price_gpu_hour,
+ * on-demand; rq->instance names the instance), choose the layout that
+ * costs least per 1M output tokens at the peak (gp_infer_choose_on with
+ * the instance's node size; fewest whole GPUs when unpriced), round to
+ * whole nodes (MIG slices as the whole GPUs they occupy, at the peak, the
+ * trough and over the day), cost the autoscaled fleet over the day
  * (the profile, else 12 h at peak and 12 h at trough) and recommend the
  * cheapest priced feasible option (fewest GPUs when none is priced).
  * Model ids resolve in the embedded zoo, accelerators in 'cat'.

@@ -97,6 +97,8 @@ struct gp_plan_workload {
      * (allow_spot: false).  docs/model/cost.md, "Spot and preemption".
      */
     int allow_spot;
+    char engine[16];            /* inference: serving engine (gp_engine_parse
+                                 * names; default vllm) */
 };
 
 /* 1 when 'w' tolerates preemption (its allow_spot, else its kind). */

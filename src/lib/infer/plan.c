@@ -11,6 +11,15 @@
 #include "gpuplan/infer.h"
 #include "gpuplan/price.h"
 
+const char *gp_infer_layout_rule_str (enum gp_infer_layout_rule l)
+{
+    switch (l) {
+    case GP_INFER_LAYOUT_CHEAPEST: return "cheapest_per_1m_output_tokens";
+    case GP_INFER_LAYOUT_FEWEST_GPUS: return "fewest_gpus";
+    }
+    return "unknown";
+}
+
 void gp_infer_plan_destroy (struct gp_infer_plan_result *r)
 {
     if (!r)
@@ -74,18 +83,13 @@ static int gpus_per_node (const struct gp_infer_plan_option *x)
     return d >= 8 ? 8 : d > 0 ? d : 1;
 }
 
-/* Nodes that 'reps' replicas of 'unit' GPUs occupy: whole nodes per replica
- * when a replica spans nodes, else replicas packed onto shared nodes.  Cloud
- * capacity is rented by the node, so costs are charged per node.
+/* Nodes that 'reps' replicas occupy, MIG slices as the whole GPUs they
+ * take: the same basis at the peak, the trough and every period of the
+ * day (cloud capacity is rented by the node).
  */
-static int nodes_for (const struct gp_infer_plan_option *x, int reps,
-                      double unit)
+static int nodes_for (const struct gp_infer_plan_option *x, int reps)
 {
-    int per_node = x->gpus_per_node;
-    int gpr = x->opt.gpus_per_replica;
-    if (gpr > per_node)
-        return reps * ((gpr + per_node - 1) / per_node);
-    return (int)ceil ((double)reps * unit / per_node - 1e-9);
+    return gp_infer_option_nodes (&x->opt, reps, x->gpus_per_node);
 }
 
 /* Price one GPU-hour of the option's accelerator with the pricing rule. */
@@ -113,19 +117,17 @@ static int price_option (const struct gp_catalog *cat,
     return 0;
 }
 
-/* Whole nodes, costs at the peak and trough, and the fleet over the day. */
+/* Whole nodes, costs at the peak and trough, and the fleet over the day,
+ * all on one basis: whole nodes of the priced instance holding the
+ * replicas' whole GPUs (docs/model/inference.md, "Serving search").
+ */
 static int cost_option (const struct gp_infer_request *q,
                         struct gp_infer_plan_option *x, gp_error_t *err)
 {
     const struct gp_infer_option *o = &x->opt;
-    int per_node = x->gpus_per_node;
-    int gpr = o->gpus_per_replica;
     double unit = o->slice[0] ? o->gpu_share : (double)o->gpus_per_replica;
-    if (gpr > per_node)
-        x->nodes = o->size.replicas * ((gpr + per_node - 1) / per_node);
-    else
-        x->nodes = (o->gpus_whole + per_node - 1) / per_node;
-    x->nodes_trough = nodes_for (x, o->size.replicas_min, unit);
+    x->nodes = nodes_for (x, o->size.replicas);
+    x->nodes_trough = nodes_for (x, o->size.replicas_min);
     int priced = x->price.inst != NULL;
     double node_usd = x->price.usd_per_node_hour;
     if (priced) {
@@ -144,14 +146,21 @@ static int cost_option (const struct gp_infer_request *q,
     int rc = gp_infer_fleet (o->size.rate_per_replica, q->headroom, rates, nr,
                              unit, priced ? x->price.usd_per_gpu_hour : 0.0,
                              q->output, x->fleet_replicas, &x->fleet, err);
-    if (rc || !priced)
+    if (rc)
         return rc;
-    /* Rented by the node: charge whole nodes per period. */
+    /* Whole GPUs per period (a slice's GPU is not shared with others). */
     struct gp_fleet *f = &x->fleet;
-    double day = 0.0;
-    for (size_t i = 0; i < f->n_periods; i++)
-        day += nodes_for (x, x->fleet_replicas[i], unit) * node_usd
+    double gh = 0.0, day = 0.0;
+    for (size_t i = 0; i < f->n_periods; i++) {
+        gh += gp_infer_option_gpus (o, x->fleet_replicas[i])
+              * f->hours_per_period;
+        day += nodes_for (x, x->fleet_replicas[i]) * node_usd
                * f->hours_per_period;
+    }
+    f->gpu_hours_per_day = gh;
+    if (!priced)
+        return 0;
+    /* Rented by the node: charge whole nodes per period. */
     f->usd_per_day = day;
     f->usd_per_month = day * 365.0 / 12.0;
     f->usd_per_1m_output_tokens =
@@ -245,11 +254,18 @@ static int plan_options (const struct gp_catalog *cat,
         serve_cfg (r, accs[k / q->n_precisions],
                    q->precisions[k % q->n_precisions], &c);
         x->engine = q->engine;
-        int rc = gp_infer_choose (&c, cat, !q->no_mig, &w, &q->slo,
-                                  q->rps_peak, q->rps_trough, q->headroom,
-                                  &x->opt, err);
+        x->opt.accel = c.accel;
+        int rc = price_option (cat, q, x, err);
+        /* Priced: the layout with the fewest whole nodes of the priced
+         * instance; unpriced: the fewest whole GPUs.
+         */
+        int per_node = x->price.inst ? x->gpus_per_node : 0;
+        x->layout_rule = per_node ? GP_INFER_LAYOUT_CHEAPEST
+                                  : GP_INFER_LAYOUT_FEWEST_GPUS;
         if (!rc)
-            rc = price_option (cat, q, x, err);
+            rc = gp_infer_choose_on (&c, cat, !q->no_mig, &w, &q->slo,
+                                     q->rps_peak, q->rps_trough, q->headroom,
+                                     per_node, &x->opt, err);
         if (rc)
             return rc;
         if (!x->opt.feasible)

@@ -157,13 +157,51 @@ int gp_infer_size (const struct gp_serve_model *m,
 
 /* ============================ layout choice ============================ */
 
+int gp_infer_option_gpus (const struct gp_infer_option *o, int reps)
+{
+    if (!o || reps <= 0)
+        return 0;
+    if (o->slice[0]) {
+        int per = o->slices_per_gpu > 0 ? o->slices_per_gpu : 1;
+        return (reps + per - 1) / per;
+    }
+    return reps * (o->gpus_per_replica > 0 ? o->gpus_per_replica : 1);
+}
+
+int gp_infer_option_nodes (const struct gp_infer_option *o, int reps,
+                           int gpus_per_node)
+{
+    int per_node = gpus_per_node > 0 ? gpus_per_node : 1;
+    int gpr = o ? o->gpus_per_replica : 0;
+    if (gpr > per_node)
+        return reps * ((gpr + per_node - 1) / per_node);
+    return (gp_infer_option_gpus (o, reps) + per_node - 1) / per_node;
+}
+
+/* Is 'a' a better layout than 'b' when capacity is bought in nodes of
+ * 'per_node' GPUs (docs/model/inference.md, "Serving search"): fewer
+ * whole nodes at the peak (the cost per 1M output tokens at the peak),
+ * then at the trough, then fewer whole GPUs at the peak, then the
+ * smaller share of GPUs actually used (a MIG slice leaves the rest of its
+ * GPU free), then the lower TTFT p95.
+ */
 static int better (const struct gp_infer_option *a,
-                   const struct gp_infer_option *b)
+                   const struct gp_infer_option *b, int per_node)
 {
     if (!b->feasible)
         return a->feasible;
     if (!a->feasible)
         return 0;
+    int na = gp_infer_option_nodes (a, a->size.replicas, per_node);
+    int nb = gp_infer_option_nodes (b, b->size.replicas, per_node);
+    if (na != nb)
+        return na < nb;
+    na = gp_infer_option_nodes (a, a->size.replicas_min, per_node);
+    nb = gp_infer_option_nodes (b, b->size.replicas_min, per_node);
+    if (na != nb)
+        return na < nb;
+    if (a->gpus_whole != b->gpus_whole)
+        return a->gpus_whole < b->gpus_whole;
     if (fabs (a->gpus - b->gpus) > 1e-9)
         return a->gpus < b->gpus;
     return a->size.at_peak.ttft_p95_s < b->size.at_peak.ttft_p95_s;
@@ -220,7 +258,7 @@ static void eval (const struct gp_serve_cfg *cfg, const char *slice,
         o->gpus_whole = (int)o->gpus;
     } else {
         o->gpus = o->size.replicas * share;
-        o->gpus_whole = (o->size.replicas + per_gpu - 1) / per_gpu;
+        o->gpus_whole = gp_infer_option_gpus (o, o->size.replicas);
     }
 }
 
@@ -234,6 +272,22 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                      double headroom,
                      struct gp_infer_option *best,
                      gp_error_t *err)
+{
+    return gp_infer_choose_on (base, cat, allow_mig, w, slo, peak_rate,
+                               trough_rate, headroom, 0, best, err);
+}
+
+int gp_infer_choose_on (const struct gp_serve_cfg *base,
+                        const struct gp_catalog *cat,
+                        int allow_mig,
+                        const struct gp_workload *w,
+                        const struct gp_slo *slo,
+                        double peak_rate,
+                        double trough_rate,
+                        double headroom,
+                        int gpus_per_node,
+                        struct gp_infer_option *best,
+                        gp_error_t *err)
 {
     if (!base || !base->arch || !base->accel || !w || !slo || !best)
         return gp_errprintf (err, GP_EINVAL, "choose: missing argument");
@@ -271,16 +325,17 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                           p->profile, cur.reason);
                 first_limit = cur.limit;
             }
-            if (better (&cur, best))
+            if (better (&cur, best, gpus_per_node))
                 *best = cur;
         }
     }
-    /* Whole GPUs: first the layouts within one node (tensor parallel;
-     * also pipeline stages on PCIe parts, which avoid per-layer
-     * all-reduces), then pipelines of full nodes when no single-node
-     * layout works.
+    /* Whole GPUs, always (a slice is not cheaper by being tried first):
+     * first the layouts within one node (tensor parallel; also pipeline
+     * stages on PCIe parts, which avoid per-layer all-reduces), then
+     * pipelines of full nodes when no single-node layout works.
      */
-    for (int pass = 0; pass < 2 && !best->feasible; pass++) {
+    int whole_ok = 0;
+    for (int pass = 0; pass < 2 && !whole_ok; pass++) {
         for (int pp = 1; pp <= 8; pp *= 2) {
             if (base->pp > 0 && pp != base->pp)
                 continue;
@@ -329,12 +384,14 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                                   eps[j] > 0 ? eps[j] : 1, cur.reason);
                         first_limit = cur.limit;
                     }
-                    if (better (&cur, best))
+                    whole_ok |= cur.feasible;
+                    if (better (&cur, best, gpus_per_node))
                         *best = cur;
                 }
             }
         }
     }
+    best->layouts_tried = tried;
     if (!best->feasible) {
         best->accel = acc;
         best->weight_dtype = base->weight_dtype;

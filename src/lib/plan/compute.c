@@ -307,11 +307,17 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     memset (&cfg, 0, sizeof cfg);
     cfg.arch = arch;
     cfg.accel = os->accel;
-    cfg.weight_dtype = !strcasecmp (w->precision, "fp8") ? GP_DT_FP8
-                                                         : GP_DT_BF16;
+    /* The workload's serving precision and engine (the spec loader
+     * checked both names).
+     */
+    if (gp_dtype_parse (w->precision, &cfg.weight_dtype, NULL) != 0)
+        cfg.weight_dtype = GP_DT_BF16;
     gp_kv_dtype_default (NULL, cfg.weight_dtype, os->accel, &cfg.kv_dtype,
                          NULL);
-    gp_engine_defaults (GP_ENGINE_VLLM, &cfg.eng);
+    enum gp_engine eng = GP_ENGINE_VLLM;
+    if (w->engine[0] && gp_engine_parse (w->engine, &eng, NULL) != 0)
+        eng = GP_ENGINE_VLLM;
+    gp_engine_defaults (eng, &cfg.eng);
     struct gp_workload wl;
     memset (&wl, 0, sizeof wl);
     wl.arrivals = GP_ARR_POISSON;
@@ -335,8 +341,12 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     struct gp_infer_option best;
     memset (&best, 0, sizeof best);
     gp_error_t e = {0};
-    if (gp_infer_choose (&cfg, cat, 0, &wl, &slo, peak, trough, head, &best,
-                         &e) != 0) {
+    /* The serving search of `gpuplan infer` (gp_infer_choose_on), ranked
+     * by whole GPUs: the plan packs every workload's GPUs onto its nodes
+     * together, so a service's own node rounding is not its cost.
+     */
+    if (gp_infer_choose_on (&cfg, cat, 0, &wl, &slo, peak, trough, head, 0,
+                            &best, &e) != 0) {
         z->code = GP_ENOTSUP;
         snprintf (z->text, sizeof z->text, "workloads[%zu]: %s", wi, e.text);
         return -1;

@@ -1,11 +1,13 @@
 /* sensitivity.c - how the recommendation moves: every option evaluated
  * again with one input moved to the low and the high end of its range
  * (prices and capex, demand, interruption rate, electricity price, and the
- * training planner's efficiency), the recommended option's TCO and the
- * pick under each (docs/model/cost.md, Sensitivity).
+ * training planner's efficiency, the serving precision and engine of the
+ * inference workloads), the recommended option's TCO and the pick under
+ * each (docs/model/cost.md, Sensitivity).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan_private.h"
 
@@ -60,6 +62,58 @@ static void sens_mfu (struct plan_ctx *c, struct gp_plan_option *tmp)
     }
 }
 
+/* Serving precision and engine: every inference workload served with one
+ * value, then the other (the planners' answers are sized afresh for each
+ * side and the cached ones restored).  No row without an inference
+ * workload.
+ */
+static void sens_serving (struct plan_ctx *c, struct gp_plan_option *tmp,
+                          int engine)
+{
+    static const char *const vals[2][2] = {{"bf16", "fp8"},
+                                           {"vllm", "trtllm"}};
+    struct gp_plan_spec *s = c->s;
+    struct gp_plan_result *r = c->r;
+    size_t n_inf = 0;
+    for (size_t i = 0; i < s->n_workloads; i++)
+        n_inf += s->workloads[i].kind == GP_WL_INFERENCE;
+    if (!n_inf || r->n_sens >= GP_PLAN_MAX_SENS)
+        return;
+    struct gp_sens_row *row = &r->sens[r->n_sens++];
+    snprintf (row->param, sizeof row->param, "serving %s (low %s, high %s)",
+              engine ? "engine" : "precision", vals[engine][0],
+              vals[engine][1]);
+    /* the factor: weight bytes relative to bf16; 1 for the engine */
+    row->low_delta = 1;
+    row->high_delta = engine ? 1 : 0.5;
+    struct plan_sizing *saved[GP_PLAN_MAX_OPTION_SPECS][3];
+    char (*was)[16] = calloc (s->n_workloads, sizeof *was);
+    if (!was) {
+        c->failed = 1;
+        return;
+    }
+    for (int side = 0; side < 2; side++) {
+        for (size_t i = 0; i < s->n_workloads; i++) {
+            struct gp_plan_workload *w = &s->workloads[i];
+            char *f = engine ? w->engine : w->precision;
+            memcpy (was[i], f, 16);
+            if (w->kind == GP_WL_INFERENCE)
+                snprintf (f, 16, "%s", vals[engine][side]);
+        }
+        memcpy (saved, c->sz, sizeof saved);
+        memset (c->sz, 0, sizeof c->sz);
+        sens_side (c, tmp, PLAN_NO_PERTURB, side, row);
+        for (size_t i = 0; i < GP_PLAN_MAX_OPTION_SPECS; i++)
+            for (size_t k = 0; k < 3; k++)
+                free (c->sz[i][k]);
+        memcpy (c->sz, saved, sizeof saved);
+        for (size_t i = 0; i < s->n_workloads; i++)
+            memcpy (engine ? s->workloads[i].engine
+                           : s->workloads[i].precision, was[i], 16);
+    }
+    free (was);
+}
+
 void gp_plan_sensitivity (struct plan_ctx *c)
 {
     static const struct {
@@ -103,5 +157,7 @@ void gp_plan_sensitivity (struct plan_ctx *c)
         }
     }
     sens_mfu (c, tmp);
+    sens_serving (c, tmp, 0);
+    sens_serving (c, tmp, 1);
     free (tmp);
 }

@@ -15,6 +15,7 @@
 
 #include "gpuplan/arch.h"
 #include "gpuplan/price.h"
+#include "gpuplan/infer.h"
 #include "gpuplan/policy.h"
 #include "gpuplan/trace.h"
 #include "plan_private.h"
@@ -109,6 +110,7 @@ static const struct gp_field wl_fields[] = {
     {"tpot", GP_F_QUANTITY, F (tpot_s), 0, 0, GP_Q_DURATION, NULL, 0, 0},
     {"allow_spot", GP_F_NODE, offsetof (struct wl_in, allow_spot), 0, 0, 0,
      NULL, 0, 0},
+    {"engine", GP_F_STRING, F (engine), 16, 0, 0, NULL, 0, 0},
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef F
@@ -284,6 +286,7 @@ static int load_workload (const struct gp_doc *doc, const json_t *j,
     char what[48];
     memset (&in, 0, sizeof in);
     snprintf (in.w.precision, sizeof in.w.precision, "bf16");
+    snprintf (in.w.engine, sizeof in.w.engine, "vllm");
     in.w.seq_len = 4096;
     snprintf (what, sizeof what, "workloads[%zu]", i);
     if (gp_doc_unpack (doc, j, what, wl_fields, &in, err) != 0)
@@ -329,6 +332,11 @@ static int load_workload (const struct gp_doc *doc, const json_t *j,
                               GP_EPARSE,
                               "%s.precision: '%s' is not bf16, fp16 or fp8",
                               what, w->precision);
+    enum gp_engine eng;
+    gp_error_t e3 = {0};
+    if (gp_engine_parse (w->engine, &eng, &e3) != 0)
+        return gp_doc_errorf (doc, json_object_get (j, "engine"), err,
+                              GP_EPARSE, "%s.engine: %s", what, e3.text);
     switch (w->kind) {
     case GP_WL_TRAINING:
         if (!(w->tokens > 0))

@@ -46,6 +46,8 @@ static json_t *layout_json (const struct gp_infer_option *o)
     set (l, "mig_profile", o->slice[0] ? json_string (o->slice) : json_null ());
     set (l, "gpus_per_replica", o->slice[0] ? json_real (o->gpu_share)
                                             : json_real (o->gpus_per_replica));
+    if (o->slice[0])
+        set (l, "slices_per_gpu", json_integer (o->slices_per_gpu));
     return l;
 }
 
@@ -170,6 +172,9 @@ static json_t *option_json (const struct gp_infer_plan_result *res,
     set (j, "memory", memory_json (&o->model, q->prompt + q->output));
     set (j, "cost", cost_json (x));
     set (j, "fleet", fleet_json (x));
+    set (j, "layout_rule", json_string (gp_infer_layout_rule_str (
+                               x->layout_rule)));
+    set (j, "layouts_tried", json_integer (o->layouts_tried));
     return j;
 }
 

@@ -231,6 +231,13 @@ static void why_line (const struct gp_infer_plan_result *r,
                  f->usd_per_1m_output_tokens);
     else
         sb_addf (out, ", cost unknown\n");
+    if (x->layout_rule == GP_INFER_LAYOUT_CHEAPEST)
+        sb_addf (out, "    layout: the cheapest per 1M output tokens of %d "
+                 "tried (fewest whole %d-GPU nodes at the peak, then at the "
+                 "trough)\n", o->layouts_tried, x->gpus_per_node);
+    else
+        sb_addf (out, "    layout: the fewest whole GPUs of %d tried (no "
+                 "price to rank by cost)\n", o->layouts_tried);
 }
 
 /* One line per accelerator: the instance its GPU-hour is priced from,
