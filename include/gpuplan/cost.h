@@ -159,6 +159,14 @@ struct gp_onprem_in {
     double it_kw;               /* for the space charge */
     double staff_share;         /* per year, share of hardware capex */
     long long n_gpus;
+    /* Annual discount rate (share per year, e.g. 0.08); 0 charges
+     * undiscounted cash.  Opex flows evenly over the horizon; capex is
+     * paid at purchase (t = 0 and each refresh at k x depreciation) and
+     * the straight-line book value left at the horizon's end is credited
+     * back at its present value (docs/model/cost.md, Horizon and
+     * residual value).
+     */
+    double discount_rate;
 };
 
 struct gp_onprem_cost {
@@ -166,12 +174,32 @@ struct gp_onprem_cost {
     double depreciation_year;   /* capex / depreciation_years */
     double power_year, support_year, space_year, staff_year;
     double opex_year;
-    double capex_charged;       /* capex * horizon / depreciation */
-    double tco;                 /* capex_charged + opex_year * horizon */
+    double capex_charged;       /* PV(purchases) - PV(residual); with no
+                                 * discount capex * horizon / depreciation */
+    double tco;                 /* capex_charged + opex_charged */
     double gpu_hours;           /* n_gpus * 8760 * horizon (available) */
     double usd_per_gpu_hour;    /* tco / gpu_hours at 100 % use */
+    /* added with the discount rate and the residual value */
+    double residual_usd;        /* straight-line book value left at the
+                                 * horizon's end (undiscounted) */
+    double residual_pv;         /* its present value */
+    double opex_charged;        /* PV of opex over the horizon; with no
+                                 * discount opex_year * horizon */
+    double discount_rate;       /* the input's, for the report */
+    int purchases;              /* the first buy plus refreshes */
 };
 
+/* On-prem cost over in->horizon_years: capex, yearly opex and the TCO
+ *   TCO = CAPEX CHARGED + OPEX CHARGED
+ *   CAPEX CHARGED = sum_k capex / (1+r)^(k D)  -  residual / (1+r)^H
+ *   OPEX CHARGED  = opex_year x (1 - (1+r)^-H) / ln(1+r)   (H when r = 0)
+ * with D the depreciation life, H the horizon, k = 0 .. ceil(H/D)-1 the
+ * purchases and residual the last purchase's straight-line book value at
+ * H.  With r = 0 this is capex x H / D + opex_year x H.  Amounts in USD.
+ * Returns 0, or GP_EINVAL for a negative or non-finite amount, a
+ * depreciation life or horizon <= 0, a discount rate outside [0, 1), or
+ * fewer than one GPU.
+ */
 int gp_onprem_cost (const struct gp_onprem_in *in,
                     struct gp_onprem_cost *out,
                     gp_error_t *err);

@@ -242,7 +242,15 @@ extern "C" {
        "accelerator has FP8 tensor cores, else BF16; quantised "              \
        "checkpoints ship FP8 KV-cache scales (vLLM docs, Quantized KV "       \
        "Cache; TensorRT-LLM FP8 KV cache); a dtype name (bf16, fp8, ...)"     \
-       " forces one")
+       " forces one")                                                         \
+    XX(PLAN_DISCOUNT_RATE,                                                   \
+       "plan.discount_rate", 0, NULL, "share per year",                       \
+       "plan",                                                                \
+       "0: costs are undiscounted cash totals that reconcile with the "       \
+       "quoted prices; a finance team sets its cost of capital (WACC; US "    \
+       "OMB Circular A-94 publishes the federal real rate) to compare "       \
+       "present values: on-prem capex, residual value and opex and cloud "    \
+       "spend are discounted alike (docs/model/cost.md)")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,

@@ -471,6 +471,83 @@ static void test_cost_row_adds_up (void **state)
     unload (&f);
 }
 
+/* Cost attribution (docs/model/cost.md): a 16-GPU on-prem build that
+ * serves one small chat service.  The build is the base spec's: TCO
+ * $302,855.05 (test_cost_row_adds_up), 16 x 8760 = 140,160 GPU-hours, so a
+ * provisioned GPU-hour costs 302,855.05 / 140,160 = $2.16078.  The
+ * service's GPU-hours per 1M output tokens (m) are the serving model's:
+ * the on-demand cloud option charges them at its own rate, which gives m.
+ * On-prem 1M tokens cost m x 2.16078, not m x TCO / demand GPU-hours
+ * (the idle GPUs' hours, 16 / demand times more).  At a 8 % discount rate
+ * the cloud spend of each month is discounted from mid-month.
+ */
+static const char serve_spec[] =
+    "name: serve\n"
+    "horizon: 1y\n"
+    "workloads:\n"
+    "  - {name: chat, kind: inference, model: llama3-8b,\n"
+    "     requests_per_s: 2, input_tokens: 1000, output_tokens: 250}\n"
+    "assumptions:\n"
+    "  storage_usd_per_tb: 0\n"
+    "  object_usd_per_tb: 0\n"
+    "  checkpoint_write_s: 0\n"
+    "options:\n"
+    "  - {name: h100, kind: onprem, accelerator: H100-SXM, gpus: 16}\n"
+    "  - {name: p5, kind: cloud, instance: p5.48xlarge, region: us-east-1,\n"
+    "     pricing: [on_demand]}\n";
+
+static void test_serving_attribution (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, serve_spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    const struct gp_plan_option *c = find (f.res, "p5/on_demand");
+    assert_true (fabs (o->tco_usd - 302855.05) < 1);
+    assert_true (c->usd_per_mtok > 0 && o->usd_per_mtok > 0);
+    double m = c->usd_per_mtok / c->usd_per_used_gpu_hour;
+    assert_true (fabs (o->usd_per_mtok / (m * 302855.05 / 140160) - 1)
+                 < 1e-5);
+    /* the demand is a few GPUs: the old rule charged 16 / demand more */
+    assert_true (o->demand_gpu_hours < 140160 / 2);
+    assert_true (o->usd_per_mtok * 2 < m * o->usd_per_used_gpu_hour);
+    unload (&f);
+    /* at 8 %/yr: the on-prem TCO is capex - PV(book value) + PV(opex):
+     * 617,000 - 462,750 / 1.08 + 148,605.05 x (1 - 1/1.08) / ln 1.08
+     * (0.9624879) = 188,527.78 + 143,030.57 = 331,558.35; the cloud's
+     * spend of month t at 1.08^-((t + 0.5) / 12).
+     */
+    char spec[2048];
+    const char *a = strstr (serve_spec, "assumptions:\n");
+    snprintf (spec, sizeof spec, "%.*sassumptions:\n  discount_rate: 0.08\n%s",
+              (int)(a - serve_spec), serve_spec, a + strlen ("assumptions:\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_true (fabs (o->onprem.capex_charged - 188527.78) < 0.01);
+    assert_true (fabs (o->onprem.residual_pv - 462750 / 1.08) < 0.01);
+    assert_true (fabs (o->tco_usd - 331558.35) < 0.05);
+    NEAR (o->tco_usd, o->onprem.capex_charged + o->onprem.opex_charged);
+    c = find (f.res, "p5/on_demand");
+    double pv = 0, prev = 0;
+    for (size_t t = 0; t < c->n_periods; t++) {
+        /* undiscounted: whole nodes at $55.04 x 730 h plus storage */
+        double spend = ceil (c->demand_gpus[t] / 8 - 1e-9) * 55.04 * 730;
+        pv += spend * pow (1.08, -((double)t + 0.5) / 12);
+        prev += spend;
+    }
+    double st = c->cloud_storage_usd;
+    assert_true (c->tco_usd - st < prev);
+    NEAR (c->tco_usd - st, pv);
+    char *txt = gp_report_render (f.res, GP_REPORT_TEXT, &err);
+    assert_non_null (txt);
+    assert_non_null (strstr (txt, "discount rate of 8 %"));
+    free (txt);
+    unload (&f);
+}
+
 static void expect_error (const char *spec, int code, const char *const *want)
 {
     struct fx f;
@@ -774,6 +851,7 @@ int main (void)
         cmocka_unit_test (test_constraints),
         cmocka_unit_test (test_queueing_flag),
         cmocka_unit_test (test_cost_row_adds_up),
+        cmocka_unit_test (test_serving_attribution),
         cmocka_unit_test (test_const_spec),
         cmocka_unit_test (test_typed_state),
         cmocka_unit_test (test_log_grows),

@@ -273,12 +273,46 @@ static void option_demand (struct plan_ctx *c, const struct plan_sizing *z,
     int sized = z && z->code == 0;
     if (sized && o->usd_per_used_gpu_hour > 0) {
         o->usd_per_run = z->run_gpu_hours * o->usd_per_used_gpu_hour;
-        o->usd_per_mtok = z->mtok_gpu_hours * o->usd_per_used_gpu_hour;
+        /* Serving GPUs are provisioned for the service alone: on-prem
+         * they carry their share of the fleet's cost (the cost of a
+         * provisioned GPU-hour), not the idle hours of the rest of the
+         * fleet (docs/model/cost.md, Cost attribution).
+         */
+        double gh = o->kind == GP_OPT_ONPREM && o->usd_per_gpu_hour > 0
+                        ? o->usd_per_gpu_hour
+                        : o->usd_per_used_gpu_hour;
+        o->usd_per_mtok = z->mtok_gpu_hours * gh;
     }
     if (o->unit_costs.code == 0 && !sized)
         gp_plan_status_set (&o->unit_costs, GP_ENOTSUP,
                             "per-run and per-1M-token costs need the training "
                             "and inference planners' sizing");
+}
+
+/* Cloud spend at present value under plan.discount_rate: each month's
+ * spend discounted from mid-month, the total's factor applied to its
+ * parts (committed, on-demand, spot, storage) so that they still add up.
+ * No-op undiscounted.
+ */
+static void cloud_present_value (struct plan_ctx *c, struct gp_plan_option *o)
+{
+    double r = A (c, "discount_rate");
+    if (!(r > 0) || o->cost.code || !(o->tco_usd > 0))
+        return;
+    double prev = 0, pv = 0;
+    for (size_t t = 0; t < o->n_periods; t++) {
+        double spend = o->cum_cost[t] - prev;
+        prev = o->cum_cost[t];
+        pv += spend * pow (1 + r, -((double)t + 0.5) / 12);
+        o->cum_cost[t] = pv;
+    }
+    double f = pv / o->tco_usd;
+    o->commit_usd *= f;
+    o->on_demand_usd *= f;
+    o->spot_usd *= f;
+    o->cloud_storage_usd *= f;
+    o->tco_usd = pv;
+    o->usd_per_gpu_hour *= f;
 }
 
 static void eval_option (struct plan_ctx *c, int spec_index,
@@ -302,8 +336,10 @@ static void eval_option (struct plan_ctx *c, int spec_index,
     eval_storage (c, o);
     if (os->kind == GP_OPT_ONPREM)
         gp_plan_eval_onprem (c, os, o);
-    else
+    else {
         gp_plan_eval_cloud (c, o);
+        cloud_present_value (c, o);
+    }
     if (os->kind == GP_OPT_CLOUD)
         o->power.code = 0;
     /* The bandwidth the planners were given; the fabric's when no

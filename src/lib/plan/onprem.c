@@ -75,10 +75,15 @@ int gp_plan_node_capex_usd (struct plan_ctx *c,
     return 0;
 }
 
+/* Cumulative cost per month: capex charged spread evenly, opex as it
+ * falls (its present value spread evenly when discounted).
+ */
 static void fill_cum_onprem (struct gp_plan_option *o, size_t T)
 {
-    double per_month = (o->onprem.capex_charged / (double)T)
-                       + o->onprem.opex_year / 12;
+    double opex_month = o->onprem.discount_rate > 0
+                            ? o->onprem.opex_charged / (double)T
+                            : o->onprem.opex_year / 12;
+    double per_month = (o->onprem.capex_charged / (double)T) + opex_month;
     for (size_t t = 0; t < T; t++)
         o->cum_cost[t] = per_month * (double)(t + 1);
 }
@@ -177,6 +182,7 @@ static int onprem_tco (struct plan_ctx *c, struct gp_plan_option *o)
     cin.space_usd_kw_month = A (c, "space_usd_per_kw_month");
     cin.it_kw = o->pow.it_w / 1000;
     cin.n_gpus = o->gpus;
+    cin.discount_rate = A (c, "discount_rate");
     gp_error_t err = {0};
     if (o->power.code == 0 && o->network.code == 0
         && gp_onprem_cost (&cin, &o->onprem, &err) != 0)
