@@ -167,6 +167,14 @@ struct gp_onprem_in {
      * residual value).
      */
     double discount_rate;
+    /* Servers already owned (an existing fleet that the build expands):
+     * their price new, USD, not part of capex_servers, and their age in
+     * years today.  They are charged the straight-line book value the
+     * horizon consumes, book(age) - PV(book(age + horizon)), with no
+     * refresh; support and staff shares apply to them too.
+     */
+    double owned_servers_usd;
+    double owned_age_years;
 };
 
 struct gp_onprem_cost {
@@ -187,6 +195,8 @@ struct gp_onprem_cost {
                                  * discount opex_year * horizon */
     double discount_rate;       /* the input's, for the report */
     int purchases;              /* the first buy plus refreshes */
+    double owned_book_usd;      /* owned servers' book value today */
+    double owned_charged;       /* their share of capex_charged */
 };
 
 /* On-prem cost over in->horizon_years: capex, yearly opex and the TCO

@@ -577,6 +577,70 @@ static char *with (const char *from, const char *to)
     return buf;
 }
 
+/* An existing fleet (docs/model/cost.md, "An existing fleet"): 8 of the
+ * base build's 16 H100 are owned.  Servers 540,000, so 270,000 of them are
+ * owned and 270,000 + 77,000 (network) = 347,000 is bought, charged
+ * 347,000 / 4 = 86,750 for the year.  Owned servers 3.5 years old have a
+ * book value of 270,000 x (1 - 3.5/4) = 33,750 and none a year later:
+ * 33,750 charged.  Support and staff still cover all 617,000 of hardware:
+ * opex 148,605.05 as before; TCO 86,750 + 33,750 + 148,605.05 =
+ * 269,105.05.  One year old at 8 %: 270,000 x 0.75 - 270,000 x 0.5 / 1.08
+ * = 202,500 - 125,000 = 77,500 for the owned servers.
+ */
+static void test_existing_fleet (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    char spec[4096];
+    snprintf (spec, sizeof spec, "%s",
+              with ("options:\n", "existing: {accelerator: H100-SXM, gpus: 8, "
+                                  "age_years: 3.5}\noptions:\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    NEAR (o->capex_servers, 270000);
+    NEAR (o->onprem.capex, 347000);
+    NEAR (o->onprem.owned_book_usd, 33750);
+    NEAR (o->onprem.owned_charged, 33750);
+    NEAR (o->onprem.capex_charged, 86750 + 33750);
+    assert_true (fabs (o->tco_usd - 269105.05) < 0.01);
+    /* the cloud options rent the whole demand: the owned GPUs are not
+     * theirs (sold at book value, docs/model/cost.md)
+     */
+    const struct gp_plan_option *c = find (f.res, "p5/on_demand");
+    NEAR ((c->tco_usd - c->cloud_storage_usd) / c->provisioned_gpu_hours,
+          55.04 / 8);
+    unload (&f);
+    snprintf (spec, sizeof spec, "%s",
+              with ("  checkpoint_write_s: 0\n",
+                    "  checkpoint_write_s: 0\n  discount_rate: 0.08\n"
+                    "existing: {accelerator: H100-SXM, gpus: 8, "
+                    "age_years: 1}\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_true (fabs (o->onprem.owned_charged - 77500) < 0.01);
+    unload (&f);
+    const char *w1[] = {"existing.delivery_lead_time", "not yet supported",
+                        NULL};
+    snprintf (spec, sizeof spec, "%s",
+              with ("options:\n", "existing: {accelerator: H100-SXM, gpus: 8, "
+                                  "delivery_lead_time: 3}\noptions:\n"));
+    expect_error (spec, GP_ENOTSUP, w1);
+    const char *w2[] = {"options[0].kind", "'burst' is not yet supported",
+                        NULL};
+    expect_error (with ("kind: onprem", "kind: burst"), GP_ENOTSUP, w2);
+    const char *w3[] = {"existing.accelerator", NULL};
+    expect_error (with ("options:\n", "existing: {accelerator: H100, "
+                                      "gpus: 8}\noptions:\n"),
+                  GP_ENOTFOUND, w3);
+    const char *w4[] = {"existing", "gpus", NULL};
+    expect_error (with ("options:\n", "existing: {accelerator: H100-SXM}\n"
+                                      "options:\n"),
+                  GP_EPARSE, w4);
+}
+
 static void test_errors (void **state)
 {
     (void)state;
@@ -852,6 +916,7 @@ int main (void)
         cmocka_unit_test (test_queueing_flag),
         cmocka_unit_test (test_cost_row_adds_up),
         cmocka_unit_test (test_serving_attribution),
+        cmocka_unit_test (test_existing_fleet),
         cmocka_unit_test (test_const_spec),
         cmocka_unit_test (test_typed_state),
         cmocka_unit_test (test_log_grows),

@@ -79,6 +79,29 @@ static void onprem_horizon (const struct gp_onprem_in *in,
     c->opex_charged = c->opex_year * (1 - pow (1 + r, -H)) / log1p (r);
 }
 
+/* Straight-line book value left of 1 USD of hardware at 'age' years. */
+static double book_share (double age, double life)
+{
+    return age < life ? 1 - age / life : 0;
+}
+
+/* Owned servers: the book value the horizon consumes, added to
+ * c->capex_charged.
+ */
+static void onprem_owned (const struct gp_onprem_in *in,
+                          struct gp_onprem_cost *c)
+{
+    double v = in->owned_servers_usd, D = in->depreciation_years;
+    if (!(v > 0))
+        return;
+    double a = in->owned_age_years, H = in->horizon_years;
+    double disc = in->discount_rate > 0 ? pow (1 + in->discount_rate, -H)
+                                        : 1;
+    c->owned_book_usd = v * book_share (a, D);
+    c->owned_charged = c->owned_book_usd - v * book_share (a + H, D) * disc;
+    c->capex_charged += c->owned_charged;
+}
+
 int gp_onprem_cost (const struct gp_onprem_in *in,
                     struct gp_onprem_cost *out,
                     gp_error_t *err)
@@ -91,14 +114,17 @@ int gp_onprem_cost (const struct gp_onprem_in *in,
         || bad (in->energy_usd_year) || bad (in->support_share)
         || bad (in->space_usd_kw_month) || bad (in->it_kw)
         || bad (in->staff_share) || in->n_gpus < 1
-        || bad (in->discount_rate) || !(in->discount_rate < 1))
+        || bad (in->discount_rate) || !(in->discount_rate < 1)
+        || bad (in->owned_servers_usd) || bad (in->owned_age_years))
         return gp_errprintf (err, GP_EINVAL,
                              "on-prem cost: amounts must be >= 0, "
                              "depreciation and horizon > 0, discount rate "
                              "in [0, 1), GPUs >= 1");
     struct gp_onprem_cost c = {0};
-    double hw = in->capex_servers + in->capex_network + in->capex_storage;
-    c.capex = hw + in->capex_facility;
+    double bought = in->capex_servers + in->capex_network
+                    + in->capex_storage;
+    double hw = bought + in->owned_servers_usd;
+    c.capex = bought + in->capex_facility;
     c.depreciation_year = c.capex / in->depreciation_years;
     c.power_year = in->energy_usd_year;
     c.support_year = in->support_share * hw;
@@ -106,6 +132,7 @@ int gp_onprem_cost (const struct gp_onprem_in *in,
     c.space_year = in->space_usd_kw_month * in->it_kw * 12;
     c.opex_year = c.power_year + c.support_year + c.space_year + c.staff_year;
     onprem_horizon (in, &c);
+    onprem_owned (in, &c);
     c.tco = c.capex_charged + c.opex_charged;
     c.gpu_hours = (double)in->n_gpus * GP_HOURS_PER_YEAR * in->horizon_years;
     c.usd_per_gpu_hour = c.tco / c.gpu_hours;

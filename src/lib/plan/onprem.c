@@ -165,6 +165,31 @@ static void onprem_capex (struct plan_ctx *c,
                                    * A (c, "object_usd_per_tb"));
 }
 
+/* The spec's existing fleet inside this build: the owned GPUs of the
+ * same accelerator (at most the build's), whose servers are not bought
+ * again.  Moves their share of o->capex_servers into cin.
+ */
+static void onprem_owned (struct plan_ctx *c, struct gp_plan_option *o,
+                          struct gp_onprem_in *cin)
+{
+    const struct gp_plan_existing *ex = &c->s->existing;
+    if (ex->gpus < 1 || o->gpus < 1 || strcasecmp (ex->accel_id, o->accel_id))
+        return;
+    long long owned = ex->gpus < o->gpus ? ex->gpus : o->gpus;
+    double usd = o->capex_servers * (double)owned / (double)o->gpus;
+    o->capex_servers -= usd;
+    cin->capex_servers = o->capex_servers;
+    cin->owned_servers_usd = usd;
+    cin->owned_age_years = ex->age_years;
+    char u[32];
+    if (c->r)
+        gp_plan_log (c, "%s: expands the existing fleet: %lld of its %lld %s "
+                        "GPUs are owned (%.3g years old, %s new), only the "
+                        "rest is bought",
+                     o->name, owned, o->gpus, o->accel_id, ex->age_years,
+                     gp_fmt_usd (usd, u, sizeof u));
+}
+
 /* Capex and opex over the horizon; 0, or -1 when the power or network
  * figures it needs are missing.
  */
@@ -172,6 +197,7 @@ static int onprem_tco (struct plan_ctx *c, struct gp_plan_option *o)
 {
     struct gp_onprem_in cin = {0};
     cin.capex_servers = o->capex_servers;
+    onprem_owned (c, o, &cin);
     cin.capex_network = o->capex_network;
     cin.capex_storage = o->capex_storage;
     cin.depreciation_years = A (c, "depreciation_years");
