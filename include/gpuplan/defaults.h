@@ -225,7 +225,7 @@ extern "C" {
        "H100 GPUs (Llama 3 paper, Dubey et al. 2024, sec. 3.3.4)")            \
     XX(TRAIN_CKPT_WRITE_BW_PER_NODE,                                         \
        "train.ckpt_write_bw_per_node", 2e9, NULL, "B/s per node",             \
-       "train",                                                               \
+       "train,plan",                                                          \
        "checkpoint write bandwidth per node: Llama 3's Tectonic storage "     \
        "sustains 2 TB/s and peaks at 7 TB/s for 2,048 nodes, 1 to 3.4 "       \
        "GB/s per node (Llama 3 paper, sec. 3.3.1)")                           \
@@ -250,7 +250,14 @@ extern "C" {
        "quoted prices; a finance team sets its cost of capital (WACC; US "    \
        "OMB Circular A-94 publishes the federal real rate) to compare "       \
        "present values: on-prem capex, residual value and opex and cloud "    \
-       "spend are discounted alike (docs/model/cost.md)")
+       "spend are discounted alike (docs/model/cost.md)")                     \
+    XX(PLAN_DATA_READ_BW_PER_NODE,                                           \
+       "plan.data_read_bw_per_node", 0, NULL, "B/s per node",                 \
+       "plan",                                                                \
+       "0: a training job reads its tokens x bytes_per_token over its run "   \
+       "time; a value is the least read rate per node of a training job "     \
+       "that storage must serve (e.g. multimodal data loaders; "              \
+       "docs/model/cost.md, Checkpoint and data bandwidth)")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,

@@ -641,6 +641,46 @@ static void test_existing_fleet (void **state)
                   GP_EPARSE, w4);
 }
 
+/* Checkpoint and data bandwidth per node (docs/model/cost.md): a 1T-token
+ * 8B run in 30 days is the only job, so its job spans the whole build (n
+ * nodes).  At 1 GB/s per node the storage must take the checkpoint burst
+ * at n x 1 GB/s, and at 5 GB/s of data per node it must read n x 5 GB/s
+ * (the tokens alone need 1e12 x 4 B / 2,592,000 s = 1.54 MB/s).  Setting
+ * the per-node rate and the write-time budget together is an error.
+ */
+static void test_node_bandwidth (void **state)
+{
+    (void)state;
+    static const char spec[] =
+        "name: bw\n"
+        "horizon: 1y\n"
+        "workloads:\n"
+        "  - {name: pre, kind: training, model: llama3-8b, tokens: 1T,\n"
+        "     deadline: 30d}\n"
+        "assumptions:\n"
+        "  ckpt_write_bw_per_node: 1e9\n"
+        "  data_read_bw_per_node: 5e9\n"
+        "options:\n"
+        "  - {name: h100, kind: onprem, accelerator: H100-SXM}\n";
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    assert_int_equal (o->storage.code, 0);
+    assert_true (o->nodes >= 1);
+    NEAR (o->stor.write_bw, (double)o->nodes * 1e9);
+    NEAR (o->stor.read_bw, (double)o->nodes * 5e9);
+    unload (&f);
+    char bad[1024];
+    const char *a = strstr (spec, "  data_read");
+    snprintf (bad, sizeof bad, "%.*s  checkpoint_write_s: 60\n%s",
+              (int)(a - spec), spec, a);
+    const char *w[] = {"checkpoint_write_s", "ckpt_write_bw_per_node",
+                       "not both", NULL};
+    expect_error (bad, GP_EPARSE, w);
+}
+
 static void test_errors (void **state)
 {
     (void)state;
@@ -917,6 +957,7 @@ int main (void)
         cmocka_unit_test (test_cost_row_adds_up),
         cmocka_unit_test (test_serving_attribution),
         cmocka_unit_test (test_existing_fleet),
+        cmocka_unit_test (test_node_bandwidth),
         cmocka_unit_test (test_const_spec),
         cmocka_unit_test (test_typed_state),
         cmocka_unit_test (test_log_grows),

@@ -63,29 +63,67 @@ static void stack_for (struct gp_plan_option *o)
 
 /* ------------------------------- storage ------------------------------- */
 
-static void eval_storage (struct plan_ctx *c, struct gp_plan_option *o)
+/* Nodes of workload i's job on option 'o' (the planners' job size); the
+ * option's nodes when the planners did not size it.
+ */
+static double job_nodes (const struct plan_sizing *z, size_t i,
+                         const struct gp_plan_option *o)
+{
+    double g = z && z->code == 0 ? z->job_gpus[i] : 0;
+    if (!(g > 0))
+        return (double)o->nodes;
+    return ceil (g / o->gpus_per_node - 1e-9);
+}
+
+/* Per-node rates the spec sets (docs/model/cost.md, Checkpoint and data
+ * bandwidth): 0 when not set.  Read without marking unless set, so that
+ * plans that do not use them list them not.
+ */
+static double node_rate (struct plan_ctx *c, const char *key)
+{
+    const struct gp_assumption *a = gp_plan_assume_find (c->s, key);
+    if (!a || !a->overridden || !(a->value > 0))
+        return 0;
+    return A (c, key);
+}
+
+static void eval_storage (struct plan_ctx *c, const struct plan_sizing *z,
+                          struct gp_plan_option *o)
 {
     const struct gp_plan_spec *s = c->s;
     struct gp_storage_in in = {0};
     double ckpt_bpp = P (c, "full-resumable-checkpoint", "bytes_per_param");
     double weights_bpp = P (c, "weights-only-bf16", "bytes_per_param");
     double bpt = A (c, "bytes_per_token");
+    double ckpt_node = node_rate (c, "ckpt_write_bw_per_node");
+    double data_node = node_rate (c, "data_read_bw_per_node");
+    double ckpt_nodes = (double)o->nodes;
     for (size_t i = 0; i < s->n_workloads; i++) {
         const struct gp_plan_workload *w = &s->workloads[i];
         in.dataset_bytes += w->dataset_bytes;
         in.artifact_bytes += w->params * weights_bpp;
         if (w->kind != GP_WL_INFERENCE && w->params * ckpt_bpp
-                                              > in.checkpoint_bytes)
+                                              > in.checkpoint_bytes) {
             in.checkpoint_bytes = w->params * ckpt_bpp;
+            ckpt_nodes = job_nodes (z, i, o);
+        }
+        double rd = 0;
         if (w->kind == GP_WL_TRAINING)
-            in.read_bw += w->tokens / w->deadline_s * bpt;
+            rd = w->tokens / w->deadline_s * bpt;
         else if (w->kind == GP_WL_RECURRING)
-            in.read_bw += w->tokens * w->runs_per_month
-                          / (HOURS_PER_MONTH * 3600) * bpt;
+            rd = w->tokens * w->runs_per_month
+                 / (HOURS_PER_MONTH * 3600) * bpt;
+        if (data_node > 0 && w->kind != GP_WL_INFERENCE && !w->trace_jobs)
+            rd = fmax (rd, job_nodes (z, i, o) * data_node);
+        in.read_bw += rd;
     }
     in.n_gpus = o->gpus;
     in.checkpoints_kept = (int)A (c, "checkpoints_kept");
-    in.ckpt_write_s = A (c, "checkpoint_write_s");
+    /* the checkpoint writes at the rate the training model assumed */
+    if (ckpt_node > 0 && in.checkpoint_bytes > 0)
+        in.ckpt_write_s = in.checkpoint_bytes / (ckpt_nodes * ckpt_node);
+    else
+        in.ckpt_write_s = A (c, "checkpoint_write_s");
     in.headroom = A (c, "storage_headroom");
     in.object_copies = A (c, "object_copies");
     double mbs_tib;
@@ -333,7 +371,7 @@ static void eval_option (struct plan_ctx *c, int spec_index,
     o->scale_up_domains = (o->gpus + o->scale_up_domain - 1)
                           / o->scale_up_domain;
     stack_for (o);
-    eval_storage (c, o);
+    eval_storage (c, z, o);
     if (os->kind == GP_OPT_ONPREM)
         gp_plan_eval_onprem (c, os, o);
     else {

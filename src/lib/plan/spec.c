@@ -602,6 +602,23 @@ static int load_assumptions (const struct gp_doc *doc, const json_t *j,
         a->value = json_number_value (v);
         a->overridden = 1;
     }
+    const struct gp_assumption *ws = gp_plan_assume_find (s,
+                                                          "checkpoint_write_s");
+    const struct gp_assumption *bw =
+        gp_plan_assume_find (s, "ckpt_write_bw_per_node");
+    if (ws && bw && ws->overridden && bw->overridden)
+        return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                              "assumptions: set checkpoint_write_s (a write "
+                              "time budget) or ckpt_write_bw_per_node (a "
+                              "rate per node), not both");
+    if (bw && bw->overridden && !(bw->value > 0))
+        return gp_doc_errorf (doc, json_object_get (j, "ckpt_write_bw_per_node")
+                                   ? json_object_get (j,
+                                                      "ckpt_write_bw_per_node")
+                                   : j,
+                              err, GP_EPARSE,
+                              "assumptions.ckpt_write_bw_per_node: must be "
+                              "> 0");
     return 0;
 }
 
