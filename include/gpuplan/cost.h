@@ -175,6 +175,14 @@ struct gp_onprem_in {
      */
     double owned_servers_usd;
     double owned_age_years;
+    /* Delivery lead time: the bought hardware arrives, is paid for and
+     * starts its life (and its opex) 'delivery_years' into the horizon;
+     * owned hardware serves from the start.  owned_gpu_share (0..1) of the
+     * GPUs and of the opex is the owned hardware's.  0, 0: everything from
+     * the start.
+     */
+    double delivery_years;
+    double owned_gpu_share;
 };
 
 struct gp_onprem_cost {
@@ -197,6 +205,12 @@ struct gp_onprem_cost {
     int purchases;              /* the first buy plus refreshes */
     double owned_book_usd;      /* owned servers' book value today */
     double owned_charged;       /* their share of capex_charged */
+    /* cloud capacity rented until delivery (the plan adds it; USD, at
+     * present value), included in tco and gpu_hours by the caller
+     */
+    double burst_usd;
+    double burst_gpu_hours;
+    double delivery_years;      /* the input's */
 };
 
 /* On-prem cost over in->horizon_years: capex, yearly opex and the TCO

@@ -257,7 +257,17 @@ extern "C" {
        "0: a training job reads its tokens x bytes_per_token over its run "   \
        "time; a value is the least read rate per node of a training job "     \
        "that storage must serve (e.g. multimodal data loaders; "              \
-       "docs/model/cost.md, Checkpoint and data bandwidth)")
+       "docs/model/cost.md, Checkpoint and data bandwidth)")                  \
+    XX(PLAN_DELIVERY_LEAD_TIME_MONTHS,                                       \
+       "plan.delivery_lead_time_months", 0, NULL, "months",                   \
+       "plan",                                                                \
+       "0: bought GPUs serve from the horizon's start (the plan's former "    \
+       "rule); a value delays them, the demand beyond owned GPUs being "      \
+       "rented on demand until they arrive.  Server lead times are "          \
+       "months, not weeks: press reports in early 2024 put H100 server "      \
+       "lead times at 3-4 months, down from 8-11 months in 2023 (Tom's "      \
+       "Hardware, Feb 2024); set the vendor's quote (docs/model/cost.md, "    \
+       "Delivery lead time)")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,

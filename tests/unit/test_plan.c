@@ -681,6 +681,51 @@ static void test_node_bandwidth (void **state)
     expect_error (bad, GP_EPARSE, w);
 }
 
+/* Delivery lead time (docs/model/cost.md): the base build's GPUs arrive
+ * 3 months in.  Until then its 16-GPU demand is rented at the plan's own
+ * on-demand price, 55.04 / 8 = 6.88 $/GPU-h: 16 x 3 x 730 x 6.88 =
+ * 241,075.20.  The hardware serves 9 of its 48 months: 617,000 x 0.75 / 4
+ * = 115,687.50; opex runs from delivery, 148,605.05 x 0.75 = 111,453.79.
+ * TCO 468,216.49 over 16 x 8760 x 0.75 + 16 x 2190 = 140,160 GPU-hours.
+ * With 8 of the 16 owned (one year old) only 8 GPUs are rented (120,537.60),
+ * 347,000 x 0.75 / 4 = 65,062.50 bought, 270,000 / 4 = 67,500 owned,
+ * opex 148,605.05 x (0.5 + 0.5 x 0.75) = 130,029.42: 383,129.52.
+ */
+static void test_lead_time (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    char spec[4096];
+    snprintf (spec, sizeof spec, "%s",
+              with ("  checkpoint_write_s: 0\n",
+                    "  checkpoint_write_s: 0\n"
+                    "  delivery_lead_time_months: 3\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    assert_int_equal (o->cost.code, 0);
+    assert_true (fabs (o->onprem.burst_usd - 241075.20) < 0.01);
+    NEAR (o->onprem.capex_charged, 115687.5);
+    assert_true (fabs (o->onprem.opex_charged - 111453.79) < 0.01);
+    assert_true (fabs (o->tco_usd - 468216.49) < 0.01);
+    NEAR (o->provisioned_gpu_hours, 140160);
+    unload (&f);
+    snprintf (spec, sizeof spec, "%s",
+              with ("  checkpoint_write_s: 0\n",
+                    "  checkpoint_write_s: 0\n"
+                    "  delivery_lead_time_months: 3\n"
+                    "existing: {accelerator: H100-SXM, gpus: 8, "
+                    "age_years: 1}\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_true (fabs (o->onprem.burst_usd - 120537.60) < 0.01);
+    NEAR (o->onprem.owned_charged, 67500);
+    assert_true (fabs (o->tco_usd - 383129.52) < 0.01);
+    unload (&f);
+}
+
 static void test_errors (void **state)
 {
     (void)state;
@@ -958,6 +1003,7 @@ int main (void)
         cmocka_unit_test (test_serving_attribution),
         cmocka_unit_test (test_existing_fleet),
         cmocka_unit_test (test_node_bandwidth),
+        cmocka_unit_test (test_lead_time),
         cmocka_unit_test (test_const_spec),
         cmocka_unit_test (test_typed_state),
         cmocka_unit_test (test_log_grows),

@@ -52,20 +52,40 @@ static int bad (double v)
  * 'c' (c->capex and c->opex_year set).  Undiscounted, the closed forms
  * capex x H / D and opex x H are used as they are.
  */
+/* Present value of 1 USD a year flowing evenly from year a to year b. */
+static double flow_pv (double a, double b, double r)
+{
+    if (!(b > a))
+        return 0;
+    if (!(r > 0))
+        return b - a;
+    return (pow (1 + r, -a) - pow (1 + r, -b)) / log1p (r);
+}
+
 static void onprem_horizon (const struct gp_onprem_in *in,
                             struct gp_onprem_cost *c)
 {
     double H = in->horizon_years, D = in->depreciation_years;
-    double r = in->discount_rate;
-    int n = (int)ceil (H / D - 1e-9);
+    double r = in->discount_rate, s0 = in->delivery_years;
+    double life = H - s0;       /* the bought hardware's time in service */
+    c->discount_rate = r;
+    c->delivery_years = s0;
+    if (!(life > 0)) {
+        /* nothing bought arrives within the horizon */
+        c->purchases = 0;
+        c->residual_usd = c->residual_pv = c->capex_charged = 0;
+        c->opex_charged = c->opex_year * in->owned_gpu_share
+                          * flow_pv (0, H, r);
+        return;
+    }
+    int n = (int)ceil (life / D - 1e-9);
     if (n < 1)
         n = 1;
-    /* book value of the last purchase (made at (n-1) D) at H */
-    double age = H - (n - 1) * D;
+    /* book value of the last purchase (made at s0 + (n-1) D) at H */
+    double age = life - (n - 1) * D;
     c->residual_usd = age < D ? c->capex * (1 - age / D) : 0;
     c->purchases = n;
-    c->discount_rate = r;
-    if (!(r > 0)) {
+    if (!(r > 0) && !(s0 > 0)) {
         c->residual_pv = c->residual_usd;
         c->capex_charged = c->capex * H / D;
         c->opex_charged = c->opex_year * H;
@@ -73,10 +93,12 @@ static void onprem_horizon (const struct gp_onprem_in *in,
     }
     double buys = 0;
     for (int k = 0; k < n; k++)
-        buys += c->capex * pow (1 + r, -k * D);
+        buys += c->capex * pow (1 + r, -(s0 + k * D));
     c->residual_pv = c->residual_usd * pow (1 + r, -H);
     c->capex_charged = buys - c->residual_pv;
-    c->opex_charged = c->opex_year * (1 - pow (1 + r, -H)) / log1p (r);
+    double own = in->owned_gpu_share;
+    c->opex_charged = c->opex_year * (own * flow_pv (0, H, r)
+                                      + (1 - own) * flow_pv (s0, H, r));
 }
 
 /* Straight-line book value left of 1 USD of hardware at 'age' years. */
@@ -115,7 +137,9 @@ int gp_onprem_cost (const struct gp_onprem_in *in,
         || bad (in->space_usd_kw_month) || bad (in->it_kw)
         || bad (in->staff_share) || in->n_gpus < 1
         || bad (in->discount_rate) || !(in->discount_rate < 1)
-        || bad (in->owned_servers_usd) || bad (in->owned_age_years))
+        || bad (in->owned_servers_usd) || bad (in->owned_age_years)
+        || bad (in->delivery_years) || bad (in->owned_gpu_share)
+        || in->owned_gpu_share > 1)
         return gp_errprintf (err, GP_EINVAL,
                              "on-prem cost: amounts must be >= 0, "
                              "depreciation and horizon > 0, discount rate "
@@ -135,7 +159,12 @@ int gp_onprem_cost (const struct gp_onprem_in *in,
     onprem_owned (in, &c);
     c.tco = c.capex_charged + c.opex_charged;
     c.gpu_hours = (double)in->n_gpus * GP_HOURS_PER_YEAR * in->horizon_years;
-    c.usd_per_gpu_hour = c.tco / c.gpu_hours;
+    if (in->delivery_years > 0) {
+        double late = fmin (in->delivery_years, in->horizon_years);
+        c.gpu_hours -= (double)in->n_gpus * (1 - in->owned_gpu_share)
+                       * GP_HOURS_PER_YEAR * late;
+    }
+    c.usd_per_gpu_hour = c.gpu_hours > 0 ? c.tco / c.gpu_hours : 0;
     *out = c;
     return 0;
 }

@@ -555,12 +555,14 @@ static int load_existing (const struct gp_doc *doc, const json_t *j,
     if (in.lead_time || in.baseline)
         return gp_doc_errorf (doc, in.lead_time ? in.lead_time : in.baseline,
                               err, GP_ENOTSUP,
-                              "existing.%s: not yet supported (the plan "
-                              "prices the existing fleet inside onprem "
-                              "options of its accelerator; delivery lead "
-                              "times and a usage baseline are not modelled)",
+                              "existing.%s: not yet supported (%s)",
                               in.lead_time ? "delivery_lead_time"
-                                           : "baseline");
+                                           : "baseline",
+                              in.lead_time
+                                  ? "the lead time of bought GPUs is "
+                                    "assumptions.delivery_lead_time_months"
+                                  : "the existing fleet's current usage is "
+                                    "not modelled");
     gp_error_t e2 = {0};
     in.e.accel = gp_catalog_find_accel (cat, in.e.accel_id, &e2);
     if (!in.e.accel)

@@ -244,13 +244,13 @@ static void cost_row (struct rout *out, const struct gp_plan_option *o)
     gp_rout_row (out, row);
 }
 
-/* The plan's discount rate (assumption plan.discount_rate); 0 when the
+/* The plan's assumption 'key' (e.g. "discount_rate"); 0 when the
  * result does not list it.
  */
-static double discount_rate (const struct gp_plan_result *r)
+static double assumed (const struct gp_plan_result *r, const char *key)
 {
     for (size_t i = 0; i < r->n_assume; i++)
-        if (r->assume[i].key && !strcmp (r->assume[i].key, "discount_rate"))
+        if (r->assume[i].key && !strcmp (r->assume[i].key, key))
             return r->assume[i].value;
     return 0;
 }
@@ -269,17 +269,20 @@ void gp_report_cost (struct rout *out, const struct gp_plan_result *r)
         cost_row (out, o);
     }
     gp_rout_table_end (out);
-    double dr = discount_rate (r);
-    if (dr > 0) {
+    double dr = assumed (r, "discount_rate");
+    double lead = assumed (r, "delivery_lead_time_months");
+    if (dr > 0 || lead > 0) {
         gp_rout_note (out, "Present values at a discount rate of %.3g %% a "
                            "year over %.3g years. On-prem: TCO = CAPEX "
-                           "CHARGED + PV(OPEX/YEAR flowing evenly); CAPEX "
-                           "CHARGED = CAPEX (and any refresh, at its "
+                           "CHARGED + PV(OPEX/YEAR flowing evenly from "
+                           "delivery) + PV(on-demand rental until delivery); "
+                           "CAPEX CHARGED = CAPEX (and any refresh, at its "
                            "present value) - PV(straight-line book value "
-                           "left at the horizon's end). Cloud: TCO = "
-                           "COMMITTED + ON-DEMAND + SPOT + STORAGE, the "
-                           "monthly spend at present value.",
-                      100 * dr, r->horizon_years);
+                           "left at the horizon's end), plus the book value "
+                           "owned GPUs lose. Bought GPUs arrive %.3g months "
+                           "in. Cloud: TCO = COMMITTED + ON-DEMAND + SPOT + "
+                           "STORAGE, the monthly spend at present value.",
+                      100 * dr, r->horizon_years, lead);
         return;
     }
     gp_rout_note (out, "On-prem: TCO = CAPEX CHARGED + OPEX/YEAR x %.3g "
