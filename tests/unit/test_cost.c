@@ -297,6 +297,27 @@ static void test_onprem_horizon (void **state)
     NEAR (c.residual_usd, 3.84e6);
     in.discount_rate = 1;
     assert_int_equal (gp_onprem_cost (&in, &c, NULL), GP_EINVAL);
+    /* delivered 3 months into a 1-year horizon, undiscounted: 9 months of
+     * a 48-month life, 5.12M x 0.75 / 4 = 0.96M; opex 1,111,089.25 x 0.75
+     * = 833,316.9375; 128 x 8760 x 0.75 = 840,960 GPU-hours.  A quarter
+     * of the GPUs owned: their opex runs all year, 1,111,089.25 x (0.25 +
+     * 0.75 x 0.75) = 902,760.0156; 128 x 8760 x (0.25 + 0.75 x 0.75).
+     */
+    in.discount_rate = 0;
+    in.horizon_years = 1;
+    in.delivery_years = 0.25;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.capex_charged, 0.96e6);
+    NEAR (c.opex_charged, 833316.9375);
+    NEAR (c.gpu_hours, 840960);
+    in.owned_gpu_share = 0.25;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.opex_charged, 902760.015625);
+    NEAR (c.gpu_hours, 128 * 8760 * 0.8125);
+    in.delivery_years = 2;      /* after the horizon: nothing bought */
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.capex_charged, 0);
+    assert_int_equal (c.purchases, 0);
 }
 
 /* 10 nodes at 0.01 interruptions per node-hour = 0.1/h; each loses half a
