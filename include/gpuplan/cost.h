@@ -161,6 +161,30 @@ struct gp_onprem_in {
     double it_kw;               /* for the space charge */
     double staff_share;         /* per year, share of hardware capex */
     long long n_gpus;
+    /* Annual discount rate (share per year, e.g. 0.08); 0 charges
+     * undiscounted cash.  Opex flows evenly over the horizon; capex is
+     * paid at purchase (t = 0 and each refresh at k x depreciation) and
+     * the straight-line book value left at the horizon's end is credited
+     * back at its present value (docs/model/cost.md, Horizon and
+     * residual value).
+     */
+    double discount_rate;
+    /* Servers already owned (an existing fleet that the build expands):
+     * their price new, USD, not part of capex_servers, and their age in
+     * years today.  They are charged the straight-line book value the
+     * horizon consumes, book(age) - PV(book(age + horizon)), with no
+     * refresh; support and staff shares apply to them too.
+     */
+    double owned_servers_usd;
+    double owned_age_years;
+    /* Delivery lead time: the bought hardware arrives, is paid for and
+     * starts its life (and its opex) 'delivery_years' into the horizon;
+     * owned hardware serves from the start.  owned_gpu_share (0..1) of the
+     * GPUs and of the opex is the owned hardware's.  0, 0: everything from
+     * the start.
+     */
+    double delivery_years;
+    double owned_gpu_share;
 };
 
 struct gp_onprem_cost {
@@ -168,12 +192,40 @@ struct gp_onprem_cost {
     double depreciation_year;   /* capex / depreciation_years */
     double power_year, support_year, space_year, staff_year;
     double opex_year;
-    double capex_charged;       /* capex * horizon / depreciation */
-    double tco;                 /* capex_charged + opex_year * horizon */
+    double capex_charged;       /* PV(purchases) - PV(residual); with no
+                                 * discount capex * horizon / depreciation */
+    double tco;                 /* capex_charged + opex_charged */
     double gpu_hours;           /* n_gpus * 8760 * horizon (available) */
     double usd_per_gpu_hour;    /* tco / gpu_hours at 100 % use */
+    /* added with the discount rate and the residual value */
+    double residual_usd;        /* straight-line book value left at the
+                                 * horizon's end (undiscounted) */
+    double residual_pv;         /* its present value */
+    double opex_charged;        /* PV of opex over the horizon; with no
+                                 * discount opex_year * horizon */
+    double discount_rate;       /* the input's, for the report */
+    int purchases;              /* the first buy plus refreshes */
+    double owned_book_usd;      /* owned servers' book value today */
+    double owned_charged;       /* their share of capex_charged */
+    /* cloud capacity rented until delivery (the plan adds it; USD, at
+     * present value), included in tco and gpu_hours by the caller
+     */
+    double burst_usd;
+    double burst_gpu_hours;
+    double delivery_years;      /* the input's */
 };
 
+/* On-prem cost over in->horizon_years: capex, yearly opex and the TCO
+ *   TCO = CAPEX CHARGED + OPEX CHARGED
+ *   CAPEX CHARGED = sum_k capex / (1+r)^(k D)  -  residual / (1+r)^H
+ *   OPEX CHARGED  = opex_year x (1 - (1+r)^-H) / ln(1+r)   (H when r = 0)
+ * with D the depreciation life, H the horizon, k = 0 .. ceil(H/D)-1 the
+ * purchases and residual the last purchase's straight-line book value at
+ * H.  With r = 0 this is capex x H / D + opex_year x H.  Amounts in USD.
+ * Returns 0, or GP_EINVAL for a negative or non-finite amount, a
+ * depreciation life or horizon <= 0, a discount rate outside [0, 1), or
+ * fewer than one GPU.
+ */
 int gp_onprem_cost (const struct gp_onprem_in *in,
                     struct gp_onprem_cost *out,
                     gp_error_t *err);

@@ -225,7 +225,7 @@ extern "C" {
        "H100 GPUs (Llama 3 paper, Dubey et al. 2024, sec. 3.3.4)")            \
     XX(TRAIN_CKPT_WRITE_BW_PER_NODE,                                         \
        "train.ckpt_write_bw_per_node", 2e9, NULL, "B/s per node",             \
-       "train",                                                               \
+       "train,plan",                                                          \
        "checkpoint write bandwidth per node: Llama 3's Tectonic storage "     \
        "sustains 2 TB/s and peaks at 7 TB/s for 2,048 nodes, 1 to 3.4 "       \
        "GB/s per node (Llama 3 paper, sec. 3.3.1)")                           \
@@ -282,7 +282,32 @@ extern "C" {
        "plan",                                                                \
        "K3s docs (single-server setup with an embedded datastore): one "      \
        "control-plane node for a small on-prem cluster (9-32 GPUs); a "       \
-       "single node runs Docker Compose with none")
+       "single node runs Docker Compose with none")                           \
+    XX(PLAN_DISCOUNT_RATE,                                                   \
+       "plan.discount_rate", 0, NULL, "share per year",                       \
+       "plan",                                                                \
+       "0: costs are undiscounted cash totals that reconcile with the "       \
+       "quoted prices; a finance team sets its cost of capital (WACC; US "    \
+       "OMB Circular A-94 publishes the federal real rate) to compare "       \
+       "present values: on-prem capex, residual value and opex and cloud "    \
+       "spend are discounted alike (docs/model/cost.md)")                     \
+    XX(PLAN_DATA_READ_BW_PER_NODE,                                           \
+       "plan.data_read_bw_per_node", 0, NULL, "B/s per node",                 \
+       "plan",                                                                \
+       "0: a training job reads its tokens x bytes_per_token over its run "   \
+       "time; a value is the least read rate per node of a training job "     \
+       "that storage must serve (e.g. multimodal data loaders; "              \
+       "docs/model/cost.md, Checkpoint and data bandwidth)")                  \
+    XX(PLAN_DELIVERY_LEAD_TIME_MONTHS,                                       \
+       "plan.delivery_lead_time_months", 0, NULL, "months",                   \
+       "plan",                                                                \
+       "0: bought GPUs serve from the horizon's start (the plan's former "    \
+       "rule); a value delays them, the demand beyond owned GPUs being "      \
+       "rented on demand until they arrive.  Server lead times are "          \
+       "months, not weeks: press reports in early 2024 put H100 server "      \
+       "lead times at 3-4 months, down from 8-11 months in 2023 (Tom's "      \
+       "Hardware, Feb 2024); set the vendor's quote (docs/model/cost.md, "    \
+       "Delivery lead time)")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,

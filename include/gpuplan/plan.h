@@ -175,6 +175,19 @@ struct gp_plan_source {
     char date[96];
 };
 
+/* Today's cluster (spec key 'existing:'; docs/formats/plan.md): owned
+ * GPUs of one accelerator and their age.  An onprem option of the same
+ * accelerator expands it: the owned GPUs are part of its fleet, and only
+ * the rest is bought (docs/model/cost.md, "An existing fleet").
+ */
+struct gp_plan_existing {
+    char accel_id[GP_PLAN_NAME];        /* "" = no existing fleet */
+    const struct gp_accel *accel;       /* resolved */
+    long long gpus;
+    double age_years;           /* age of the owned hardware today */
+    int line, col;
+};
+
 struct gp_plan_spec {
     char name[GP_PLAN_NAME];
     char file[GP_PLAN_TEXT];
@@ -189,6 +202,7 @@ struct gp_plan_spec {
     struct gp_plan_constraints cons;
     struct gp_assumption assume[GP_PLAN_MAX_ASSUMPTIONS];
     size_t n_assume;
+    struct gp_plan_existing existing;   /* gpus 0 = none */
 };
 
 /* Load a plan spec from 'doc', resolving accelerators, instances and models

@@ -245,6 +245,81 @@ static void test_onprem (void **state)
     assert_int_equal (gp_onprem_cost (&in, &c, NULL), GP_EINVAL);
 }
 
+/* The build of test_onprem over a 1-year horizon (4-year life).
+ * Undiscounted: CAPEX CHARGED = 5.12M x 1/4 = 1.28M (25 %), the book value
+ * left at the end 5.12M x 3/4 = 3.84M, TCO = 1.28M + 1,111,089.25.
+ * At 8 %/yr: the residual 3.84M is worth 3.84M / 1.08 = 3,555,555.56 today,
+ * so CAPEX CHARGED = 5.12M - 3,555,555.56 = 1,564,444.44; opex flowing
+ * evenly through the year is worth (1 - 1/1.08) / ln 1.08 = 0.0740741 /
+ * 0.0769610 = 0.9624879 of its cash: 1,069,410.01.  TCO 2,633,854.45.
+ * Over 5 years (one refresh at year 4): purchases 5.12M + 5.12M / 1.08^4
+ * (1.36048896) = 8,883,389.94; the refresh is one year old at the end, book
+ * 3.84M, PV 3.84M / 1.08^5 (1.46932808) = 2,613,476.57; CAPEX CHARGED
+ * 6,269,913.37; opex x (1 - 1/1.08^5) / ln 1.08 = 4,611,431.59.
+ */
+static void test_onprem_horizon (void **state)
+{
+    (void)state;
+    struct gp_onprem_in in = {
+        .capex_servers = 4.32e6, .capex_network = 0.5e6,
+        .capex_storage = 0.3e6, .depreciation_years = 4, .horizon_years = 1,
+        .energy_usd_year = 123249.25, .support_share = 0.10,
+        .space_usd_kw_month = 100, .it_kw = 183.2, .staff_share = 0.05,
+        .n_gpus = 128,
+    };
+    struct gp_onprem_cost c;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.capex_charged, 1.28e6);
+    NEAR (c.residual_usd, 3.84e6);
+    NEAR (c.residual_pv, 3.84e6);
+    NEAR (c.opex_charged, 1111089.25);
+    NEAR (c.tco, 1.28e6 + 1111089.25);
+    NEAR (c.tco, c.capex_charged + c.opex_charged);
+    in.discount_rate = 0.08;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.residual_usd, 3.84e6);
+    NEAR (c.residual_pv, 3555555.5556);
+    NEAR (c.capex_charged, 1564444.4444);
+    NEAR (c.opex_charged, 1069410.0053);
+    NEAR (c.tco, 2633854.4497);
+    NEAR (c.usd_per_gpu_hour, 2633854.4497 / (128 * 8760.0));
+    assert_int_equal (c.purchases, 1);
+    in.horizon_years = 5;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    assert_int_equal (c.purchases, 2);
+    NEAR (c.capex_charged, 6269913.3697);
+    NEAR (c.opex_charged, 4611431.5868);
+    NEAR (c.tco, 10881344.9565);
+    /* undiscounted, a refresh is paid pro rata: 5.12M x 5/4 */
+    in.discount_rate = 0;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.capex_charged, 6.4e6);
+    NEAR (c.residual_usd, 3.84e6);
+    in.discount_rate = 1;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), GP_EINVAL);
+    /* delivered 3 months into a 1-year horizon, undiscounted: 9 months of
+     * a 48-month life, 5.12M x 0.75 / 4 = 0.96M; opex 1,111,089.25 x 0.75
+     * = 833,316.9375; 128 x 8760 x 0.75 = 840,960 GPU-hours.  A quarter
+     * of the GPUs owned: their opex runs all year, 1,111,089.25 x (0.25 +
+     * 0.75 x 0.75) = 902,760.0156; 128 x 8760 x (0.25 + 0.75 x 0.75).
+     */
+    in.discount_rate = 0;
+    in.horizon_years = 1;
+    in.delivery_years = 0.25;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.capex_charged, 0.96e6);
+    NEAR (c.opex_charged, 833316.9375);
+    NEAR (c.gpu_hours, 840960);
+    in.owned_gpu_share = 0.25;
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.opex_charged, 902760.015625);
+    NEAR (c.gpu_hours, 128 * 8760 * 0.8125);
+    in.delivery_years = 2;      /* after the horizon: nothing bought */
+    assert_int_equal (gp_onprem_cost (&in, &c, NULL), 0);
+    NEAR (c.capex_charged, 0);
+    assert_int_equal (c.purchases, 0);
+}
+
 /* 10 nodes at 0.01 interruptions per node-hour = 0.1/h; each loses half a
  * 2 h interval plus 0.5 h restart = 1.5 h: 15 % lost; $3 -> 3/0.85.
  */
@@ -397,6 +472,7 @@ int main (void)
         cmocka_unit_test (test_storage),
         cmocka_unit_test (test_power),
         cmocka_unit_test (test_onprem),
+        cmocka_unit_test (test_onprem_horizon),
         cmocka_unit_test (test_spot),
         cmocka_unit_test (test_mix_commit),
         cmocka_unit_test (test_mix_spot),

@@ -464,6 +464,83 @@ static void test_cost_row_adds_up (void **state)
     unload (&f);
 }
 
+/* Cost attribution (docs/model/cost.md): a 16-GPU on-prem build that
+ * serves one small chat service.  The build is the base spec's: TCO
+ * $302,855.05 (test_cost_row_adds_up), 16 x 8760 = 140,160 GPU-hours, so a
+ * provisioned GPU-hour costs 302,855.05 / 140,160 = $2.16078.  The
+ * service's GPU-hours per 1M output tokens (m) are the serving model's:
+ * the on-demand cloud option charges them at its own rate, which gives m.
+ * On-prem 1M tokens cost m x 2.16078, not m x TCO / demand GPU-hours
+ * (the idle GPUs' hours, 16 / demand times more).  At a 8 % discount rate
+ * the cloud spend of each month is discounted from mid-month.
+ */
+static const char serve_spec[] =
+    "name: serve\n"
+    "horizon: 1y\n"
+    "workloads:\n"
+    "  - {name: chat, kind: inference, model: llama3-8b,\n"
+    "     requests_per_s: 2, input_tokens: 1000, output_tokens: 250}\n"
+    "assumptions:\n"
+    "  storage_usd_per_tb: 0\n"
+    "  object_usd_per_tb: 0\n"
+    "  checkpoint_write_s: 0\n"
+    "options:\n"
+    "  - {name: h100, kind: onprem, accelerator: H100-SXM, gpus: 16}\n"
+    "  - {name: p5, kind: cloud, instance: p5.48xlarge, region: us-east-1,\n"
+    "     pricing: [on_demand]}\n";
+
+static void test_serving_attribution (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, serve_spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    const struct gp_plan_option *c = find (f.res, "p5/on_demand");
+    assert_true (fabs (o->tco_usd - 302855.05) < 1);
+    assert_true (c->usd_per_mtok > 0 && o->usd_per_mtok > 0);
+    double m = c->usd_per_mtok / c->usd_per_used_gpu_hour;
+    assert_true (fabs (o->usd_per_mtok / (m * 302855.05 / 140160) - 1)
+                 < 1e-5);
+    /* the demand is a few GPUs: the old rule charged 16 / demand more */
+    assert_true (o->demand_gpu_hours < 140160 / 2);
+    assert_true (o->usd_per_mtok * 2 < m * o->usd_per_used_gpu_hour);
+    unload (&f);
+    /* at 8 %/yr: the on-prem TCO is capex - PV(book value) + PV(opex):
+     * 617,000 - 462,750 / 1.08 + 148,605.05 x (1 - 1/1.08) / ln 1.08
+     * (0.9624879) = 188,527.78 + 143,030.57 = 331,558.35; the cloud's
+     * spend of month t at 1.08^-((t + 0.5) / 12).
+     */
+    char spec[2048];
+    const char *a = strstr (serve_spec, "assumptions:\n");
+    snprintf (spec, sizeof spec, "%.*sassumptions:\n  discount_rate: 0.08\n%s",
+              (int)(a - serve_spec), serve_spec, a + strlen ("assumptions:\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_true (fabs (o->onprem.capex_charged - 188527.78) < 0.01);
+    assert_true (fabs (o->onprem.residual_pv - 462750 / 1.08) < 0.01);
+    assert_true (fabs (o->tco_usd - 331558.35) < 0.05);
+    NEAR (o->tco_usd, o->onprem.capex_charged + o->onprem.opex_charged);
+    c = find (f.res, "p5/on_demand");
+    double pv = 0, prev = 0;
+    for (size_t t = 0; t < c->n_periods; t++) {
+        /* undiscounted: whole nodes at $55.04 x 730 h plus storage */
+        double spend = ceil (c->demand_gpus[t] / 8 - 1e-9) * 55.04 * 730;
+        pv += spend * pow (1.08, -((double)t + 0.5) / 12);
+        prev += spend;
+    }
+    double st = c->cloud_storage_usd;
+    assert_true (c->tco_usd - st < prev);
+    NEAR (c->tco_usd - st, pv);
+    char *txt = gp_report_render (f.res, GP_REPORT_TEXT, &err);
+    assert_non_null (txt);
+    assert_non_null (strstr (txt, "discount rate of 8 %"));
+    free (txt);
+    unload (&f);
+}
+
 static void expect_error (const char *spec, int code, const char *const *want)
 {
     struct fx f;
@@ -491,6 +568,155 @@ static char *with (const char *from, const char *to)
     snprintf (buf, sizeof buf, "%.*s%s%s", (int)a, base_spec, to,
               p + strlen (from));
     return buf;
+}
+
+/* An existing fleet (docs/model/cost.md, "An existing fleet"): 8 of the
+ * base build's 16 H100 are owned.  Servers 540,000, so 270,000 of them are
+ * owned and 270,000 + 77,000 (network) = 347,000 is bought, charged
+ * 347,000 / 4 = 86,750 for the year.  Owned servers 3.5 years old have a
+ * book value of 270,000 x (1 - 3.5/4) = 33,750 and none a year later:
+ * 33,750 charged.  Support and staff still cover all 617,000 of hardware:
+ * opex 148,605.05 as before; TCO 86,750 + 33,750 + 148,605.05 =
+ * 269,105.05.  One year old at 8 %: 270,000 x 0.75 - 270,000 x 0.5 / 1.08
+ * = 202,500 - 125,000 = 77,500 for the owned servers.
+ */
+static void test_existing_fleet (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    char spec[4096];
+    snprintf (spec, sizeof spec, "%s",
+              with ("options:\n", "existing: {accelerator: H100-SXM, gpus: 8, "
+                                  "age_years: 3.5}\noptions:\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    NEAR (o->capex_servers, 270000);
+    NEAR (o->onprem.capex, 347000);
+    NEAR (o->onprem.owned_book_usd, 33750);
+    NEAR (o->onprem.owned_charged, 33750);
+    NEAR (o->onprem.capex_charged, 86750 + 33750);
+    assert_true (fabs (o->tco_usd - 269105.05) < 0.01);
+    /* the cloud options rent the whole demand: the owned GPUs are not
+     * theirs (sold at book value, docs/model/cost.md)
+     */
+    const struct gp_plan_option *c = find (f.res, "p5/on_demand");
+    NEAR ((c->tco_usd - c->cloud_storage_usd) / c->provisioned_gpu_hours,
+          55.04 / 8);
+    unload (&f);
+    snprintf (spec, sizeof spec, "%s",
+              with ("  checkpoint_write_s: 0\n",
+                    "  checkpoint_write_s: 0\n  discount_rate: 0.08\n"
+                    "existing: {accelerator: H100-SXM, gpus: 8, "
+                    "age_years: 1}\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_true (fabs (o->onprem.owned_charged - 77500) < 0.01);
+    unload (&f);
+    const char *w1[] = {"existing.delivery_lead_time", "not yet supported",
+                        NULL};
+    snprintf (spec, sizeof spec, "%s",
+              with ("options:\n", "existing: {accelerator: H100-SXM, gpus: 8, "
+                                  "delivery_lead_time: 3}\noptions:\n"));
+    expect_error (spec, GP_ENOTSUP, w1);
+    const char *w2[] = {"options[0].kind", "'burst' is not yet supported",
+                        NULL};
+    expect_error (with ("kind: onprem", "kind: burst"), GP_ENOTSUP, w2);
+    const char *w3[] = {"existing.accelerator", NULL};
+    expect_error (with ("options:\n", "existing: {accelerator: H100, "
+                                      "gpus: 8}\noptions:\n"),
+                  GP_ENOTFOUND, w3);
+    const char *w4[] = {"existing", "gpus", NULL};
+    expect_error (with ("options:\n", "existing: {accelerator: H100-SXM}\n"
+                                      "options:\n"),
+                  GP_EPARSE, w4);
+}
+
+/* Checkpoint and data bandwidth per node (docs/model/cost.md): a 1T-token
+ * 8B run in 30 days is the only job, so its job spans the whole build (n
+ * nodes).  At 1 GB/s per node the storage must take the checkpoint burst
+ * at n x 1 GB/s, and at 5 GB/s of data per node it must read n x 5 GB/s
+ * (the tokens alone need 1e12 x 4 B / 2,592,000 s = 1.54 MB/s).  Setting
+ * the per-node rate and the write-time budget together is an error.
+ */
+static void test_node_bandwidth (void **state)
+{
+    (void)state;
+    static const char spec[] =
+        "name: bw\n"
+        "horizon: 1y\n"
+        "workloads:\n"
+        "  - {name: pre, kind: training, model: llama3-8b, tokens: 1T,\n"
+        "     deadline: 30d}\n"
+        "assumptions:\n"
+        "  ckpt_write_bw_per_node: 1e9\n"
+        "  data_read_bw_per_node: 5e9\n"
+        "options:\n"
+        "  - {name: h100, kind: onprem, accelerator: H100-SXM}\n";
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    assert_int_equal (o->storage.code, 0);
+    assert_true (o->nodes >= 1);
+    NEAR (o->stor.write_bw, (double)o->nodes * 1e9);
+    NEAR (o->stor.read_bw, (double)o->nodes * 5e9);
+    unload (&f);
+    char bad[1024];
+    const char *a = strstr (spec, "  data_read");
+    snprintf (bad, sizeof bad, "%.*s  checkpoint_write_s: 60\n%s",
+              (int)(a - spec), spec, a);
+    const char *w[] = {"checkpoint_write_s", "ckpt_write_bw_per_node",
+                       "not both", NULL};
+    expect_error (bad, GP_EPARSE, w);
+}
+
+/* Delivery lead time (docs/model/cost.md): the base build's GPUs arrive
+ * 3 months in.  Until then its 16-GPU demand is rented at the plan's own
+ * on-demand price, 55.04 / 8 = 6.88 $/GPU-h: 16 x 3 x 730 x 6.88 =
+ * 241,075.20.  The hardware serves 9 of its 48 months: 617,000 x 0.75 / 4
+ * = 115,687.50; opex runs from delivery, 148,605.05 x 0.75 = 111,453.79.
+ * TCO 468,216.49 over 16 x 8760 x 0.75 + 16 x 2190 = 140,160 GPU-hours.
+ * With 8 of the 16 owned (one year old) only 8 GPUs are rented (120,537.60),
+ * 347,000 x 0.75 / 4 = 65,062.50 bought, 270,000 / 4 = 67,500 owned,
+ * opex 148,605.05 x (0.5 + 0.5 x 0.75) = 130,029.42: 383,129.52.
+ */
+static void test_lead_time (void **state)
+{
+    (void)state;
+    struct fx f;
+    gp_error_t err = {0};
+    char spec[4096];
+    snprintf (spec, sizeof spec, "%s",
+              with ("  checkpoint_write_s: 0\n",
+                    "  checkpoint_write_s: 0\n"
+                    "  delivery_lead_time_months: 3\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    const struct gp_plan_option *o = find (f.res, "h100");
+    assert_int_equal (o->cost.code, 0);
+    assert_true (fabs (o->onprem.burst_usd - 241075.20) < 0.01);
+    NEAR (o->onprem.capex_charged, 115687.5);
+    assert_true (fabs (o->onprem.opex_charged - 111453.79) < 0.01);
+    assert_true (fabs (o->tco_usd - 468216.49) < 0.01);
+    NEAR (o->provisioned_gpu_hours, 140160);
+    unload (&f);
+    snprintf (spec, sizeof spec, "%s",
+              with ("  checkpoint_write_s: 0\n",
+                    "  checkpoint_write_s: 0\n"
+                    "  delivery_lead_time_months: 3\n"
+                    "existing: {accelerator: H100-SXM, gpus: 8, "
+                    "age_years: 1}\n"));
+    if (load (&f, spec, &err) != 0)
+        fail_msg ("%s", err.text);
+    o = find (f.res, "h100");
+    assert_true (fabs (o->onprem.burst_usd - 120537.60) < 0.01);
+    NEAR (o->onprem.owned_charged, 67500);
+    assert_true (fabs (o->tco_usd - 383129.52) < 0.01);
+    unload (&f);
 }
 
 static void test_errors (void **state)
@@ -770,6 +996,10 @@ int main (void)
         cmocka_unit_test (test_constraints),
         cmocka_unit_test (test_queueing_flag),
         cmocka_unit_test (test_cost_row_adds_up),
+        cmocka_unit_test (test_serving_attribution),
+        cmocka_unit_test (test_existing_fleet),
+        cmocka_unit_test (test_node_bandwidth),
+        cmocka_unit_test (test_lead_time),
         cmocka_unit_test (test_const_spec),
         cmocka_unit_test (test_typed_state),
         cmocka_unit_test (test_log_grows),

@@ -1,10 +1,14 @@
 /* tco.c - on-prem capex/opex and TCO, cloud pricing models, the spot
  * interruption overhead, cost per GPU-hour and build-vs-buy break-even.
  *
- * On-prem capex is charged straight-line over its depreciation life, so a
- * horizon shorter than the life carries the depreciated share and a longer
- * one pays for refreshes pro rata.  Support and staff are documented shares
- * of hardware capex per year; space is charged per kW of IT per month.
+ * On-prem capex is charged as what the horizon consumes of it: the
+ * purchases (the first buy and the refreshes every depreciation life) less
+ * the straight-line book value left at the horizon's end, both at present
+ * value under the discount rate; opex flows evenly and is discounted the
+ * same way.  Undiscounted, a horizon shorter than the life carries the
+ * depreciated share and a longer one pays for refreshes pro rata.  Support
+ * and staff are documented shares of hardware capex per year; space is
+ * charged per kW of IT per month.
  * Formulas and sources: docs/model/cost.md.
  */
 #include <math.h>
@@ -44,6 +48,82 @@ static int bad (double v)
     return !(v >= 0) || !isfinite (v);
 }
 
+/* Capex charged, residual value and opex charged over the horizon into
+ * 'c' (c->capex and c->opex_year set).  Undiscounted, the closed forms
+ * capex x H / D and opex x H are used as they are.
+ */
+/* Present value of 1 USD a year flowing evenly from year a to year b. */
+static double flow_pv (double a, double b, double r)
+{
+    if (!(b > a))
+        return 0;
+    if (!(r > 0))
+        return b - a;
+    return (pow (1 + r, -a) - pow (1 + r, -b)) / log1p (r);
+}
+
+static void onprem_horizon (const struct gp_onprem_in *in,
+                            struct gp_onprem_cost *c)
+{
+    double H = in->horizon_years, D = in->depreciation_years;
+    double r = in->discount_rate, s0 = in->delivery_years;
+    double life = H - s0;       /* the bought hardware's time in service */
+    c->discount_rate = r;
+    c->delivery_years = s0;
+    if (!(life > 0)) {
+        /* nothing bought arrives within the horizon */
+        c->purchases = 0;
+        c->residual_usd = c->residual_pv = c->capex_charged = 0;
+        c->opex_charged = c->opex_year * in->owned_gpu_share
+                          * flow_pv (0, H, r);
+        return;
+    }
+    int n = (int)ceil (life / D - 1e-9);
+    if (n < 1)
+        n = 1;
+    /* book value of the last purchase (made at s0 + (n-1) D) at H */
+    double age = life - (n - 1) * D;
+    c->residual_usd = age < D ? c->capex * (1 - age / D) : 0;
+    c->purchases = n;
+    if (!(r > 0) && !(s0 > 0)) {
+        c->residual_pv = c->residual_usd;
+        c->capex_charged = c->capex * H / D;
+        c->opex_charged = c->opex_year * H;
+        return;
+    }
+    double buys = 0;
+    for (int k = 0; k < n; k++)
+        buys += c->capex * pow (1 + r, -(s0 + k * D));
+    c->residual_pv = c->residual_usd * pow (1 + r, -H);
+    c->capex_charged = buys - c->residual_pv;
+    double own = in->owned_gpu_share;
+    c->opex_charged = c->opex_year * (own * flow_pv (0, H, r)
+                                      + (1 - own) * flow_pv (s0, H, r));
+}
+
+/* Straight-line book value left of 1 USD of hardware at 'age' years. */
+static double book_share (double age, double life)
+{
+    return age < life ? 1 - age / life : 0;
+}
+
+/* Owned servers: the book value the horizon consumes, added to
+ * c->capex_charged.
+ */
+static void onprem_owned (const struct gp_onprem_in *in,
+                          struct gp_onprem_cost *c)
+{
+    double v = in->owned_servers_usd, D = in->depreciation_years;
+    if (!(v > 0))
+        return;
+    double a = in->owned_age_years, H = in->horizon_years;
+    double disc = in->discount_rate > 0 ? pow (1 + in->discount_rate, -H)
+                                        : 1;
+    c->owned_book_usd = v * book_share (a, D);
+    c->owned_charged = c->owned_book_usd - v * book_share (a + H, D) * disc;
+    c->capex_charged += c->owned_charged;
+}
+
 int gp_onprem_cost (const struct gp_onprem_in *in,
                     struct gp_onprem_cost *out,
                     gp_error_t *err)
@@ -55,23 +135,36 @@ int gp_onprem_cost (const struct gp_onprem_in *in,
         || !(in->depreciation_years > 0) || !(in->horizon_years > 0)
         || bad (in->energy_usd_year) || bad (in->support_share)
         || bad (in->space_usd_kw_month) || bad (in->it_kw)
-        || bad (in->staff_share) || in->n_gpus < 1)
+        || bad (in->staff_share) || in->n_gpus < 1
+        || bad (in->discount_rate) || !(in->discount_rate < 1)
+        || bad (in->owned_servers_usd) || bad (in->owned_age_years)
+        || bad (in->delivery_years) || bad (in->owned_gpu_share)
+        || in->owned_gpu_share > 1)
         return gp_errprintf (err, GP_EINVAL,
                              "on-prem cost: amounts must be >= 0, "
-                             "depreciation and horizon > 0, GPUs >= 1");
+                             "depreciation and horizon > 0, discount rate "
+                             "in [0, 1), GPUs >= 1");
     struct gp_onprem_cost c = {0};
-    double hw = in->capex_servers + in->capex_network + in->capex_storage;
-    c.capex = hw + in->capex_facility;
+    double bought = in->capex_servers + in->capex_network
+                    + in->capex_storage;
+    double hw = bought + in->owned_servers_usd;
+    c.capex = bought + in->capex_facility;
     c.depreciation_year = c.capex / in->depreciation_years;
     c.power_year = in->energy_usd_year;
     c.support_year = in->support_share * hw;
     c.staff_year = in->staff_share * hw;
     c.space_year = in->space_usd_kw_month * in->it_kw * 12;
     c.opex_year = c.power_year + c.support_year + c.space_year + c.staff_year;
-    c.capex_charged = c.capex * in->horizon_years / in->depreciation_years;
-    c.tco = c.capex_charged + c.opex_year * in->horizon_years;
+    onprem_horizon (in, &c);
+    onprem_owned (in, &c);
+    c.tco = c.capex_charged + c.opex_charged;
     c.gpu_hours = (double)in->n_gpus * GP_HOURS_PER_YEAR * in->horizon_years;
-    c.usd_per_gpu_hour = c.tco / c.gpu_hours;
+    if (in->delivery_years > 0) {
+        double late = fmin (in->delivery_years, in->horizon_years);
+        c.gpu_hours -= (double)in->n_gpus * (1 - in->owned_gpu_share)
+                       * GP_HOURS_PER_YEAR * late;
+    }
+    c.usd_per_gpu_hour = c.gpu_hours > 0 ? c.tco / c.gpu_hours : 0;
     *out = c;
     return 0;
 }

@@ -98,6 +98,16 @@ static struct gp_train_rel_params plan_rel (struct gp_plan_spec *s)
     rp.restart_s = A (s, "restart_s");
     rp.ckpt_write_s = A (s, "checkpoint_write_s");
     rp.fail_per_gpu_hour = A (s, "fail_per_gpu_hour");
+    /* A spec that sets the checkpoint bandwidth per node writes at it, as
+     * the train command does (docs/model/cost.md, Checkpoint and data
+     * bandwidth); the storage sizing uses the same rate.
+     */
+    const struct gp_assumption *bw =
+        gp_plan_assume_find (s, "ckpt_write_bw_per_node");
+    if (bw && bw->overridden) {
+        rp.ckpt_write_s = -1;
+        rp.storage_bw_per_node = A (s, "ckpt_write_bw_per_node");
+    }
     return rp;
 }
 

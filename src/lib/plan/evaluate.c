@@ -63,29 +63,67 @@ static void stack_for (struct gp_plan_option *o)
 
 /* ------------------------------- storage ------------------------------- */
 
-static void eval_storage (struct plan_ctx *c, struct gp_plan_option *o)
+/* Nodes of workload i's job on option 'o' (the planners' job size); the
+ * option's nodes when the planners did not size it.
+ */
+static double job_nodes (const struct plan_sizing *z, size_t i,
+                         const struct gp_plan_option *o)
+{
+    double g = z && z->code == 0 ? z->job_gpus[i] : 0;
+    if (!(g > 0))
+        return (double)o->nodes;
+    return ceil (g / o->gpus_per_node - 1e-9);
+}
+
+/* Per-node rates the spec sets (docs/model/cost.md, Checkpoint and data
+ * bandwidth): 0 when not set.  Read without marking unless set, so that
+ * plans that do not use them list them not.
+ */
+static double node_rate (struct plan_ctx *c, const char *key)
+{
+    const struct gp_assumption *a = gp_plan_assume_find (c->s, key);
+    if (!a || !a->overridden || !(a->value > 0))
+        return 0;
+    return A (c, key);
+}
+
+static void eval_storage (struct plan_ctx *c, const struct plan_sizing *z,
+                          struct gp_plan_option *o)
 {
     const struct gp_plan_spec *s = c->s;
     struct gp_storage_in in = {0};
     double ckpt_bpp = P (c, "full-resumable-checkpoint", "bytes_per_param");
     double weights_bpp = P (c, "weights-only-bf16", "bytes_per_param");
     double bpt = A (c, "bytes_per_token");
+    double ckpt_node = node_rate (c, "ckpt_write_bw_per_node");
+    double data_node = node_rate (c, "data_read_bw_per_node");
+    double ckpt_nodes = (double)o->nodes;
     for (size_t i = 0; i < s->n_workloads; i++) {
         const struct gp_plan_workload *w = &s->workloads[i];
         in.dataset_bytes += w->dataset_bytes;
         in.artifact_bytes += w->params * weights_bpp;
         if (w->kind != GP_WL_INFERENCE && w->params * ckpt_bpp
-                                              > in.checkpoint_bytes)
+                                              > in.checkpoint_bytes) {
             in.checkpoint_bytes = w->params * ckpt_bpp;
+            ckpt_nodes = job_nodes (z, i, o);
+        }
+        double rd = 0;
         if (w->kind == GP_WL_TRAINING)
-            in.read_bw += w->tokens / w->deadline_s * bpt;
+            rd = w->tokens / w->deadline_s * bpt;
         else if (w->kind == GP_WL_RECURRING)
-            in.read_bw += w->tokens * w->runs_per_month
-                          / (HOURS_PER_MONTH * 3600) * bpt;
+            rd = w->tokens * w->runs_per_month
+                 / (HOURS_PER_MONTH * 3600) * bpt;
+        if (data_node > 0 && w->kind != GP_WL_INFERENCE && !w->trace_jobs)
+            rd = fmax (rd, job_nodes (z, i, o) * data_node);
+        in.read_bw += rd;
     }
     in.n_gpus = o->gpus;
     in.checkpoints_kept = (int)A (c, "checkpoints_kept");
-    in.ckpt_write_s = A (c, "checkpoint_write_s");
+    /* the checkpoint writes at the rate the training model assumed */
+    if (ckpt_node > 0 && in.checkpoint_bytes > 0)
+        in.ckpt_write_s = in.checkpoint_bytes / (ckpt_nodes * ckpt_node);
+    else
+        in.ckpt_write_s = A (c, "checkpoint_write_s");
     in.headroom = A (c, "storage_headroom");
     in.object_copies = A (c, "object_copies");
     double mbs_tib;
@@ -273,12 +311,46 @@ static void option_demand (struct plan_ctx *c, const struct plan_sizing *z,
     int sized = z && z->code == 0;
     if (sized && o->usd_per_used_gpu_hour > 0) {
         o->usd_per_run = z->run_gpu_hours * o->usd_per_used_gpu_hour;
-        o->usd_per_mtok = z->mtok_gpu_hours * o->usd_per_used_gpu_hour;
+        /* Serving GPUs are provisioned for the service alone: on-prem
+         * they carry their share of the fleet's cost (the cost of a
+         * provisioned GPU-hour), not the idle hours of the rest of the
+         * fleet (docs/model/cost.md, Cost attribution).
+         */
+        double gh = o->kind == GP_OPT_ONPREM && o->usd_per_gpu_hour > 0
+                        ? o->usd_per_gpu_hour
+                        : o->usd_per_used_gpu_hour;
+        o->usd_per_mtok = z->mtok_gpu_hours * gh;
     }
     if (o->unit_costs.code == 0 && !sized)
         gp_plan_status_set (&o->unit_costs, GP_ENOTSUP,
                             "per-run and per-1M-token costs need the training "
                             "and inference planners' sizing");
+}
+
+/* Cloud spend at present value under plan.discount_rate: each month's
+ * spend discounted from mid-month, the total's factor applied to its
+ * parts (committed, on-demand, spot, storage) so that they still add up.
+ * No-op undiscounted.
+ */
+static void cloud_present_value (struct plan_ctx *c, struct gp_plan_option *o)
+{
+    double r = A (c, "discount_rate");
+    if (!(r > 0) || o->cost.code || !(o->tco_usd > 0))
+        return;
+    double prev = 0, pv = 0;
+    for (size_t t = 0; t < o->n_periods; t++) {
+        double spend = o->cum_cost[t] - prev;
+        prev = o->cum_cost[t];
+        pv += spend * pow (1 + r, -((double)t + 0.5) / 12);
+        o->cum_cost[t] = pv;
+    }
+    double f = pv / o->tco_usd;
+    o->commit_usd *= f;
+    o->on_demand_usd *= f;
+    o->spot_usd *= f;
+    o->cloud_storage_usd *= f;
+    o->tco_usd = pv;
+    o->usd_per_gpu_hour *= f;
 }
 
 static void eval_option (struct plan_ctx *c, int spec_index,
@@ -299,11 +371,13 @@ static void eval_option (struct plan_ctx *c, int spec_index,
     o->scale_up_domains = (o->gpus + o->scale_up_domain - 1)
                           / o->scale_up_domain;
     stack_for (o);
-    eval_storage (c, o);
+    eval_storage (c, z, o);
     if (os->kind == GP_OPT_ONPREM)
         gp_plan_eval_onprem (c, os, o);
-    else
+    else {
         gp_plan_eval_cloud (c, o);
+        cloud_present_value (c, o);
+    }
     if (os->kind == GP_OPT_CLOUD)
         o->power.code = 0;
     /* The bandwidth the planners were given; the fabric's when no

@@ -92,10 +92,18 @@ int gp_plan_node_capex_usd (struct plan_ctx *c,
     return 0;
 }
 
+/* Cumulative cost per month: capex charged spread evenly, opex as it
+ * falls (its present value spread evenly when discounted).
+ */
 static void fill_cum_onprem (struct gp_plan_option *o, size_t T)
 {
-    double per_month = (o->onprem.capex_charged / (double)T)
-                       + o->onprem.opex_year / 12;
+    double opex_month = (o->onprem.discount_rate > 0
+                         || o->onprem.delivery_years > 0)
+                            ? o->onprem.opex_charged / (double)T
+                            : o->onprem.opex_year / 12;
+    double per_month = (o->onprem.capex_charged + o->onprem.burst_usd)
+                           / (double)T
+                       + opex_month;
     for (size_t t = 0; t < T; t++)
         o->cum_cost[t] = per_month * (double)(t + 1);
 }
@@ -210,6 +218,82 @@ static void onprem_capex (struct plan_ctx *c,
                                    * A (c, "object_usd_per_tb"));
 }
 
+static double onprem_od_price (struct plan_ctx *c,
+                               const struct gp_plan_option *o,
+                               const struct gp_instance **bi_out);
+
+/* The spec's existing fleet inside this build: the owned GPUs of the
+ * same accelerator (at most the build's), whose servers are not bought
+ * again.  Moves their share of o->capex_servers into cin.
+ */
+static long long onprem_owned (struct plan_ctx *c, struct gp_plan_option *o,
+                               struct gp_onprem_in *cin)
+{
+    const struct gp_plan_existing *ex = &c->s->existing;
+    if (ex->gpus < 1 || o->gpus < 1 || strcasecmp (ex->accel_id, o->accel_id))
+        return 0;
+    long long owned = ex->gpus < o->gpus ? ex->gpus : o->gpus;
+    cin->owned_gpu_share = (double)owned / (double)o->gpus;
+    double usd = o->capex_servers * (double)owned / (double)o->gpus;
+    o->capex_servers -= usd;
+    cin->capex_servers = o->capex_servers;
+    cin->owned_servers_usd = usd;
+    cin->owned_age_years = ex->age_years;
+    char u[32];
+    if (c->r)
+        gp_plan_log (c, "%s: expands the existing fleet: %lld of its %lld %s "
+                        "GPUs are owned (%.3g years old, %s new), only the "
+                        "rest is bought",
+                     o->name, owned, o->gpus, o->accel_id, ex->age_years,
+                     gp_fmt_usd (usd, u, sizeof u));
+    return owned;
+}
+
+/* Until the bought GPUs arrive ('lead' months into the horizon) the demand
+ * beyond the owned GPUs is rented on demand (the cheapest on-demand price
+ * of the accelerator), month by month at present value.  0, or -1 with
+ * o->cost set when there is no price to burst to.
+ */
+static int onprem_burst (struct plan_ctx *c, struct gp_plan_option *o,
+                         long long owned, double lead)
+{
+    const struct gp_instance *bi = NULL;
+    double p = onprem_od_price (c, o, &bi);
+    double r = o->onprem.discount_rate;
+    double usd = 0, gh = 0;
+    for (size_t t = 0; t < o->n_periods && (double)t < lead; t++) {
+        double part = fmin (1, lead - (double)t);
+        double g = fmax (0, o->demand_gpus[t] - (double)owned);
+        double h = g * HOURS_PER_MONTH * part;
+        gh += h;
+        usd += h * p * (r > 0 ? pow (1 + r, -((double)t + part / 2) / 12)
+                              : 1);
+    }
+    if (gh > 0 && !bi) {
+        gp_plan_status_set (&o->cost, GP_ENOTFOUND,
+                            "delivery_lead_time_months %.3g: no on-demand "
+                            "price of %s to serve the demand before the "
+                            "GPUs arrive",
+                            lead, o->accel_id);
+        return -1;
+    }
+    o->onprem.burst_usd = usd;
+    o->onprem.burst_gpu_hours = gh;
+    o->onprem.tco += usd;
+    o->onprem.gpu_hours += gh;
+    o->onprem.usd_per_gpu_hour = o->onprem.gpu_hours > 0
+                                     ? o->onprem.tco / o->onprem.gpu_hours
+                                     : 0;
+    if (c->r && gh > 0) {
+        char u[32];
+        gp_plan_log (c, "%s: the bought GPUs arrive after %.3g months; the "
+                        "demand beyond the owned GPUs until then (%.0f "
+                        "GPU-hours) is rented on demand (%s, %s)",
+                     o->name, lead, gh, bi->id, gp_fmt_usd (usd, u, sizeof u));
+    }
+    return 0;
+}
+
 /* Capex and opex over the horizon; 0, or -1 when the power or network
  * figures it needs are missing.
  */
@@ -217,6 +301,9 @@ static int onprem_tco (struct plan_ctx *c, struct gp_plan_option *o)
 {
     struct gp_onprem_in cin = {0};
     cin.capex_servers = o->capex_servers;
+    long long owned = onprem_owned (c, o, &cin);
+    double lead = A (c, "delivery_lead_time_months");
+    cin.delivery_years = lead / 12;
     cin.capex_network = o->capex_network;
     cin.capex_storage = o->capex_storage;
     cin.depreciation_years = A (c, "depreciation_years");
@@ -227,6 +314,7 @@ static int onprem_tco (struct plan_ctx *c, struct gp_plan_option *o)
     cin.space_usd_kw_month = A (c, "space_usd_per_kw_month");
     cin.it_kw = o->pow.it_w / 1000;
     cin.n_gpus = o->gpus;
+    cin.discount_rate = A (c, "discount_rate");
     gp_error_t err = {0};
     if (o->power.code == 0 && o->network.code == 0
         && gp_onprem_cost (&cin, &o->onprem, &err) != 0)
@@ -238,6 +326,8 @@ static int onprem_tco (struct plan_ctx *c, struct gp_plan_option *o)
                                                           : "network");
         return -1;
     }
+    if (o->cost.code == 0 && lead > 0 && onprem_burst (c, o, owned, lead))
+        return -1;
     o->capex_usd = o->onprem.capex;
     o->tco_usd = o->onprem.tco;
     o->provisioned_gpu_hours = o->onprem.gpu_hours;
@@ -246,10 +336,13 @@ static int onprem_tco (struct plan_ctx *c, struct gp_plan_option *o)
     return 0;
 }
 
-/* Break-even against the plan's own cloud options with the same
- * accelerator; the whole catalog only when the plan has none.
+/* The cheapest on-demand price per GPU-hour of the option's accelerator:
+ * the plan's own cloud options first, the whole catalog only when the plan
+ * has none.  Recorded as a source; 0 (and *bi NULL) when there is none.
  */
-static void onprem_breakeven (struct plan_ctx *c, struct gp_plan_option *o)
+static double onprem_od_price (struct plan_ctx *c,
+                               const struct gp_plan_option *o,
+                               const struct gp_instance **bi_out)
 {
     const struct gp_plan_spec *s = c->s;
     double best = 0;
@@ -279,10 +372,19 @@ static void onprem_breakeven (struct plan_ctx *c, struct gp_plan_option *o)
                   bi->id, bi->region);
         gp_plan_add_source (c, what, bi->on_demand_usd_hr, "USD/h", bi->source,
                             bi->price_date);
-        o->breakeven_util = gp_breakeven_util (
-            o->onprem.depreciation_year + o->onprem.opex_year, o->gpus,
-            best * c->pt.price);
     }
+    *bi_out = bi;
+    return bi ? best * c->pt.price : 0;
+}
+
+/* Break-even against renting the same accelerator on demand. */
+static void onprem_breakeven (struct plan_ctx *c, struct gp_plan_option *o)
+{
+    const struct gp_instance *bi = NULL;
+    double p = onprem_od_price (c, o, &bi);
+    if (bi)
+        o->breakeven_util = gp_breakeven_util (
+            o->onprem.depreciation_year + o->onprem.opex_year, o->gpus, p);
 }
 
 void gp_plan_eval_onprem (struct plan_ctx *c,

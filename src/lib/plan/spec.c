@@ -22,7 +22,8 @@
 
 static const char *const wl_kinds[] = {"training", "recurring", "inference",
                                        NULL};
-static const char *const opt_kinds[] = {"onprem", "cloud", NULL};
+static const char *const opt_kinds[] = {"onprem", "cloud", "expand",
+                                        "burst", NULL};
 static const char *const coolings[] = {"air", "liquid", NULL};
 
 const char *gp_wl_kind_str (enum gp_wl_kind k)
@@ -40,6 +41,7 @@ struct top {
     double horizon_s;
     char policy[32];
     const json_t *teams, *workloads, *constraints, *options, *assumptions;
+    const json_t *existing;
 };
 
 #define F(f) offsetof (struct top, f)
@@ -54,6 +56,26 @@ static const struct gp_field top_fields[] = {
     {"constraints", GP_F_NODE, F (constraints), 0, 0, 0, NULL, 0, 0},
     {"options", GP_F_NODE, F (options), 0, GP_F_REQUIRED, 0, NULL, 0, 0},
     {"assumptions", GP_F_NODE, F (assumptions), 0, 0, 0, NULL, 0, 0},
+    {"existing", GP_F_NODE, F (existing), 0, 0, 0, NULL, 0, 0},
+    {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
+};
+#undef F
+
+/* 'existing:': today's cluster (struct gp_plan_existing). */
+struct existing_in {
+    struct gp_plan_existing e;
+    int gpus;
+    const json_t *lead_time, *baseline;
+};
+
+#define F(f) offsetof (struct existing_in, f)
+static const struct gp_field existing_fields[] = {
+    {"accelerator", GP_F_STRING, F (e.accel_id), GP_PLAN_NAME, GP_F_REQUIRED,
+     0, NULL, 0, 0},
+    {"gpus", GP_F_INT, F (gpus), 0, GP_F_REQUIRED, 0, NULL, 1, 10000000},
+    {"age_years", GP_F_DOUBLE, F (e.age_years), 0, 0, 0, NULL, 0, 30},
+    {"delivery_lead_time", GP_F_NODE, F (lead_time), 0, 0, 0, NULL, 0, 0},
+    {"baseline", GP_F_NODE, F (baseline), 0, 0, 0, NULL, 0, 0},
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef F
@@ -418,6 +440,14 @@ static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
     snprintf (what, sizeof what, "options[%zu]", i);
     if (gp_doc_unpack (doc, j, what, opt_fields, &in, err) != 0)
         return err ? err->code : GP_EPARSE;
+    if (in.kind >= 2)
+        return gp_doc_errorf (doc, json_object_get (j, "kind"), err,
+                              GP_ENOTSUP,
+                              "%s.kind: '%s' is not yet supported; an "
+                              "onprem option of the existing fleet's "
+                              "accelerator expands it (existing:), a cloud "
+                              "burst on top of it is not modelled",
+                              what, opt_kinds[in.kind]);
     struct gp_plan_option_spec *o = &s->options[i];
     *o = in.o;
     o->kind = (enum gp_option_kind)in.kind;
@@ -547,6 +577,38 @@ static int load_constraints (const struct gp_doc *doc, const json_t *j,
     return 0;
 }
 
+static int load_existing (const struct gp_doc *doc, const json_t *j,
+                          struct gp_plan_spec *s, const struct gp_catalog *cat,
+                          gp_error_t *err)
+{
+    struct existing_in in;
+    memset (&in, 0, sizeof in);
+    if (gp_doc_unpack (doc, j, "existing", existing_fields, &in, err) != 0)
+        return err ? err->code : GP_EPARSE;
+    if (in.lead_time || in.baseline)
+        return gp_doc_errorf (doc, in.lead_time ? in.lead_time : in.baseline,
+                              err, GP_ENOTSUP,
+                              "existing.%s: not yet supported (%s)",
+                              in.lead_time ? "delivery_lead_time"
+                                           : "baseline",
+                              in.lead_time
+                                  ? "the lead time of bought GPUs is "
+                                    "assumptions.delivery_lead_time_months"
+                                  : "the existing fleet's current usage is "
+                                    "not modelled");
+    gp_error_t e2 = {0};
+    in.e.accel = gp_catalog_find_accel (cat, in.e.accel_id, &e2);
+    if (!in.e.accel)
+        return gp_doc_errorf (doc, json_object_get (j, "accelerator"), err,
+                              GP_ENOTFOUND, "existing.accelerator: %s",
+                              e2.text);
+    snprintf (in.e.accel_id, sizeof in.e.accel_id, "%s", in.e.accel->id);
+    in.e.gpus = in.gpus;
+    gp_doc_pos (doc, j, &in.e.line, &in.e.col);
+    s->existing = in.e;
+    return 0;
+}
+
 static int load_assumptions (const struct gp_doc *doc, const json_t *j,
                              struct gp_plan_spec *s, gp_error_t *err)
 {
@@ -575,6 +637,23 @@ static int load_assumptions (const struct gp_doc *doc, const json_t *j,
         a->value = json_number_value (v);
         a->overridden = 1;
     }
+    const struct gp_assumption *ws = gp_plan_assume_find (s,
+                                                          "checkpoint_write_s");
+    const struct gp_assumption *bw =
+        gp_plan_assume_find (s, "ckpt_write_bw_per_node");
+    if (ws && bw && ws->overridden && bw->overridden)
+        return gp_doc_errorf (doc, j, err, GP_EPARSE,
+                              "assumptions: set checkpoint_write_s (a write "
+                              "time budget) or ckpt_write_bw_per_node (a "
+                              "rate per node), not both");
+    if (bw && bw->overridden && !(bw->value > 0))
+        return gp_doc_errorf (doc, json_object_get (j, "ckpt_write_bw_per_node")
+                                   ? json_object_get (j,
+                                                      "ckpt_write_bw_per_node")
+                                   : j,
+                              err, GP_EPARSE,
+                              "assumptions.ckpt_write_bw_per_node: must be "
+                              "> 0");
     return 0;
 }
 
@@ -647,6 +726,8 @@ struct gp_plan_spec *gp_plan_spec_from_doc (const struct gp_doc *doc,
         }
     }
     if (top.assumptions && load_assumptions (doc, top.assumptions, s, err))
+        goto error;
+    if (top.existing && load_existing (doc, top.existing, s, cat, err))
         goto error;
     if (top.constraints) {
         if (load_constraints (doc, top.constraints, s, err) != 0)

@@ -170,9 +170,15 @@ static void chart_breakdown (struct rbuf *b, const struct gp_plan_result *r)
             v[0] = o->capex_servers * f;
             v[1] = o->capex_network * f;
             v[2] = o->capex_storage * f;
-            v[3] = o->onprem.power_year * H_;
-            v[4] = (o->onprem.support_year + o->onprem.staff_year) * H_;
-            v[5] = o->onprem.space_year * H_;
+            /* opex at what the horizon charges (present value, from
+             * delivery): 1 undiscounted and delivered at the start
+             */
+            double cash = o->onprem.opex_year * H_;
+            double g = cash > 0 ? o->onprem.opex_charged / cash : 1;
+            v[3] = o->onprem.power_year * H_ * g;
+            v[4] = (o->onprem.support_year + o->onprem.staff_year) * H_ * g;
+            v[5] = o->onprem.space_year * H_ * g;
+            v[7] = o->onprem.burst_usd; /* rented until delivery */
         } else {
             v[2] = o->cloud_storage_usd;
             v[6] = o->commit_usd;

@@ -185,6 +185,15 @@ static json_t *cost_json (const struct gp_plan_option *o)
             set (k, "staff_usd_per_year", json_real (oc->staff_year));
             set (k, "breakeven_utilization",
                  num_or_null (o->breakeven_util > 0, o->breakeven_util));
+            set (k, "opex_charged_usd", json_real (oc->opex_charged));
+            set (k, "residual_value_usd", json_real (oc->residual_usd));
+            set (k, "residual_value_pv_usd", json_real (oc->residual_pv));
+            set (k, "discount_rate", json_real (oc->discount_rate));
+            set (k, "owned_book_value_usd", json_real (oc->owned_book_usd));
+            set (k, "owned_charged_usd", json_real (oc->owned_charged));
+            set (k, "delivery_years", json_real (oc->delivery_years));
+            set (k, "burst_usd", json_real (oc->burst_usd));
+            set (k, "burst_gpu_hours", json_real (oc->burst_gpu_hours));
         } else {
             set (k, "compute_usd", json_real (o->cloud_compute_usd));
             set (k, "storage_usd", json_real (o->cloud_storage_usd));

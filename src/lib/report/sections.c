@@ -244,6 +244,17 @@ static void cost_row (struct rout *out, const struct gp_plan_option *o)
     gp_rout_row (out, row);
 }
 
+/* The plan's assumption 'key' (e.g. "discount_rate"); 0 when the
+ * result does not list it.
+ */
+static double assumed (const struct gp_plan_result *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_assume; i++)
+        if (r->assume[i].key && !strcmp (r->assume[i].key, key))
+            return r->assume[i].value;
+    return 0;
+}
+
 void gp_report_cost (struct rout *out, const struct gp_plan_result *r)
 {
     gp_rout_heading (out, "Cost");
@@ -258,6 +269,22 @@ void gp_report_cost (struct rout *out, const struct gp_plan_result *r)
         cost_row (out, o);
     }
     gp_rout_table_end (out);
+    double dr = assumed (r, "discount_rate");
+    double lead = assumed (r, "delivery_lead_time_months");
+    if (dr > 0 || lead > 0) {
+        gp_rout_note (out, "Present values at a discount rate of %.3g %% a "
+                           "year over %.3g years. On-prem: TCO = CAPEX "
+                           "CHARGED + PV(OPEX/YEAR flowing evenly from "
+                           "delivery) + PV(on-demand rental until delivery); "
+                           "CAPEX CHARGED = CAPEX (and any refresh, at its "
+                           "present value) - PV(straight-line book value "
+                           "left at the horizon's end), plus the book value "
+                           "owned GPUs lose. Bought GPUs arrive %.3g months "
+                           "in. Cloud: TCO = COMMITTED + ON-DEMAND + SPOT + "
+                           "STORAGE, the monthly spend at present value.",
+                      100 * dr, r->horizon_years, lead);
+        return;
+    }
     gp_rout_note (out, "On-prem: TCO = CAPEX CHARGED + OPEX/YEAR x %.3g "
                        "years; CAPEX (servers, network and storage, storage "
                        "not counted again) is charged for the horizon's "
@@ -290,6 +317,15 @@ void gp_report_unit_costs (struct rout *out, const struct gp_plan_result *r)
                                          : "-",
                       u2, o->usd_per_used_gpu_hour);
     }
+    int onprem_mtok = 0;
+    for (size_t i = 0; i < r->n_options; i++)
+        onprem_mtok |= r->options[i].kind == GP_OPT_ONPREM
+                       && r->options[i].usd_per_mtok > 0;
+    if (onprem_mtok)
+        gp_rout_note (out, "On-prem, output tokens are charged for the GPUs "
+                           "that serve them: serving GPU-hours at the "
+                           "fleet's cost per provisioned GPU-hour, not the "
+                           "idle hours of the rest of the fleet.");
 }
 
 /* Flagged or undated catalog prices an option uses (cost.md, "The
