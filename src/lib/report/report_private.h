@@ -36,10 +36,10 @@ int gp__ttab_write (struct gp__ttab *t, struct rbuf *b);
 
 /* Footnote of the sensitivity table in every format. */
 #define SENS_NOTE                                                          \
-    "GPU counts are whole nodes on the planner's node grid (1, 1.25, 1.5, " \
-    "1.75 x 2^j nodes per training run), so a factor that does not move "  \
-    "a run to another grid step leaves the TCO unchanged (e.g. MFU x1.20 " \
-    "can give exactly the base TCO)"
+    "GPU counts are whole nodes: a training run takes the fewest whole "   \
+    "nodes that meet its deadline, so a factor that does not move a run "  \
+    "to another node count leaves the TCO unchanged (e.g. MFU x1.20 can "  \
+    "give exactly the base TCO)"
 
 /* The supporting nodes are counted, not costed. */
 #define NODES_NOTE                                                         \
