@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "gpuplan/error.h"
+#include "gpuplan/names.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -242,16 +243,6 @@ int gp_accel_peak_flops_lookup (const struct gp_accel *a,
                                 double *flops,
                                 gp_error_t *err);
 
-/* Write up to 'max' ids from 'ids' closest to 'name' (edit distance,
- * case-insensitive) into 'out' as "A, B, C".  Returns the number written.
- * Shared by every "did you mean" message.
- */
-size_t gp_closest_names (const char *name,
-                         const char *const *ids,
-                         size_t n_ids,
-                         size_t max,
-                         char *out,
-                         size_t out_size);
 
 /* ============================== queries ================================= */
 

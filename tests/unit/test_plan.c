@@ -454,12 +454,12 @@ static void test_cost_row_adds_up (void **state)
     }
     assert_non_null (strstr (txt, "TCO = CAPEX CHARGED + OPEX/YEAR x 1"));
     assert_non_null (strstr (txt, "not costed"));
-    assert_non_null (strstr (txt, "node grid"));
+    assert_non_null (strstr (txt, "fewest whole nodes"));
     free (txt);
     char *h = gp_report_render (f.res, GP_REPORT_HTML, &err);
     assert_non_null (h);
     assert_non_null (strstr (h, "CAPEX CHARGED"));
-    assert_non_null (strstr (h, "node grid"));
+    assert_non_null (strstr (h, "fewest whole nodes"));
     free (h);
     unload (&f);
 }

@@ -140,7 +140,7 @@ static void test_registry (void **state)
     assert_true (gp_default (NULL, GP_DEF_TRAIN_BATCH_TOKENS) == 4194304.0);
     assert_int_equal (gp_defaults_set (&d, "batch_tokens", 1, &err),
                       GP_ENOTFOUND);
-    assert_non_null (strstr (err.text, "did you mean 'train.batch_tokens'"));
+    assert_non_null (strstr (err.text, "did you mean train.batch_tokens"));
     assert_int_equal (gp_defaults_set (&d, "train.batch_tokens", NAN, &err),
                       GP_ERANGE);
     assert_int_equal (gp_defaults_set (&d, "train.batch_tokens", -1, &err),

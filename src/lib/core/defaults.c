@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpuplan/defaults.h"
+#include "gpuplan/names.h"
 
 static const struct gp_default_info rows[GP_DEF__COUNT] = {
 #define GP__DEF_ROW(id, key, value, text, unit, users, source)                \
@@ -37,54 +38,21 @@ void gp_defaults_init (struct gp_defaults *d)
     }
 }
 
-/* Levenshtein distance of two short strings (capped at 63 characters). */
-static size_t edit_distance (const char *a, const char *b)
-{
-    size_t la = strlen (a), lb = strlen (b);
-    if (la > 63)
-        la = 63;
-    if (lb > 63)
-        lb = 63;
-    size_t prev[64], cur[64];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy (prev, cur, (lb + 1) * sizeof prev[0]);
-    }
-    return prev[lb];
-}
-
 int gp_default_lookup (const char *key, gp_error_t *err)
 {
     if (!key)
         return gp_errprintf (err, GP_EINVAL, "defaults: no key given");
-    size_t best = GP_DEF__COUNT, best_d = (size_t)-1;
+    const char *keys[GP_DEF__COUNT];
     for (size_t i = 0; i < GP_DEF__COUNT; i++) {
         if (strcmp (rows[i].key, key) == 0)
             return (int)i;
-        /* A key without its "model." prefix also suggests the row. */
-        const char *dot = strchr (rows[i].key, '.');
-        size_t d = edit_distance (key, rows[i].key);
-        if (dot) {
-            size_t d2 = edit_distance (key, dot + 1);
-            if (d2 < d)
-                d = d2;
-        }
-        if (d < best_d) {
-            best_d = d;
-            best = i;
-        }
+        keys[i] = rows[i].key;
     }
-    if (best < GP_DEF__COUNT && best_d <= strlen (key) / 2 + 2)
+    char near[256];
+    if (gp_closest_names (key, keys, GP_DEF__COUNT, 3, near, sizeof near))
         return gp_errprintf (err, GP_ENOTFOUND,
-                             "unknown default '%s' (did you mean '%s'?)", key,
-                             rows[best].key);
+                             "unknown default '%s' (did you mean %s?)", key,
+                             near);
     return gp_errprintf (err, GP_ENOTFOUND,
                          "unknown default '%s' (`gpuplan assumptions` lists "
                          "them)", key);

@@ -5,57 +5,15 @@
  */
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/infer.h"
+#include "report_private.h"
 
 #define N_COLS 10
 #define CELL 48
-
-/* A growing string; on allocation failure 'failed' is set and further
- * appends are dropped.
- */
-struct sb {
-    char *s;
-    size_t len, cap;
-    int failed;
-};
-
-static void sb_addf (struct sb *b, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-static void sb_addf (struct sb *b, const char *fmt, ...)
-{
-    if (b->failed)
-        return;
-    va_list ap;
-    va_start (ap, fmt);
-    int n = vsnprintf (NULL, 0, fmt, ap);
-    va_end (ap);
-    if (n < 0) {
-        b->failed = 1;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        char *p = realloc (b->s, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    va_start (ap, fmt);
-    vsnprintf (b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end (ap);
-    b->len += (size_t)n;
-}
 
 static void fmt_ms (char *b, size_t n, double s)
 {
@@ -88,7 +46,7 @@ static int numeric_cell (const char *s)
 /* Aligned columns: numbers right-aligned below the header, two spaces
  * between columns, the last column unpadded.
  */
-static void print_table (struct sb *out, char (*cells)[N_COLS][CELL],
+static void print_table (struct rbuf *out, char (*cells)[N_COLS][CELL],
                          size_t n_rows)
 {
     size_t w[N_COLS] = {0};
@@ -101,38 +59,38 @@ static void print_table (struct sb *out, char (*cells)[N_COLS][CELL],
             const char *s = cells[r][c];
             int last = c + 1 == N_COLS;
             if (r > 0 && numeric_cell (s))
-                sb_addf (out, "%*s", (int)w[c], s);
+                gp_rb_printf (out, "%*s", (int)w[c], s);
             else if (last)
-                sb_addf (out, "%s", s);
+                gp_rb_printf (out, "%s", s);
             else
-                sb_addf (out, "%-*s", (int)w[c], s);
+                gp_rb_printf (out, "%-*s", (int)w[c], s);
             if (!last)
-                sb_addf (out, "  ");
+                gp_rb_printf (out, "  ");
         }
-        sb_addf (out, "\n");
+        gp_rb_printf (out, "\n");
     }
 }
 
-static void header_line (const struct gp_infer_plan_result *r, struct sb *out)
+static void header_line (const struct gp_infer_plan_result *r, struct rbuf *out)
 {
     const struct gp_infer_request *q = &r->request;
     const struct gp_arch *a = &r->arch;
     char b[32];
-    sb_addf (out, "%s: %.4g req/s peak (trough %.4g), %.0f in / %.0f out "
+    gp_rb_printf (out, "%s: %.4g req/s peak (trough %.4g), %.0f in / %.0f out "
              "tokens; SLO", a->name[0] ? a->name : a->id, q->rps_peak,
              q->rps_trough, q->prompt, q->output);
     if (q->slo.ttft_p95_s > 0)
-        fmt_ms (b, sizeof b, q->slo.ttft_p95_s), sb_addf (out, " TTFT p95 %s",
+        fmt_ms (b, sizeof b, q->slo.ttft_p95_s), gp_rb_printf (out, " TTFT p95 %s",
                                                           b);
     if (q->slo.ttft_p99_s > 0)
-        fmt_ms (b, sizeof b, q->slo.ttft_p99_s), sb_addf (out, " TTFT p99 %s",
+        fmt_ms (b, sizeof b, q->slo.ttft_p99_s), gp_rb_printf (out, " TTFT p99 %s",
                                                           b);
     if (q->slo.tpot_p95_s > 0)
-        sb_addf (out, " TPOT p95 %.1f ms", q->slo.tpot_p95_s * 1e3);
+        gp_rb_printf (out, " TPOT p95 %.1f ms", q->slo.tpot_p95_s * 1e3);
     if (q->slo.e2e_p95_s > 0)
-        fmt_ms (b, sizeof b, q->slo.e2e_p95_s), sb_addf (out, " e2e p95 %s",
+        fmt_ms (b, sizeof b, q->slo.e2e_p95_s), gp_rb_printf (out, " e2e p95 %s",
                                                          b);
-    sb_addf (out, "; headroom %.0f %%; engine %s\n\n", q->headroom * 100,
+    gp_rb_printf (out, "; headroom %.0f %%; engine %s\n\n", q->headroom * 100,
              gp_engine_str (q->engine));
 }
 
@@ -169,7 +127,7 @@ static void option_row (const struct gp_infer_plan_option *x,
 }
 
 static int print_options_table (const struct gp_infer_plan_result *r,
-                                struct sb *out)
+                                struct rbuf *out)
 {
     static const char *const h[N_COLS] = {
         "GPU", "WEIGHTS/KV", "LAYOUT", "REPLICAS", "GPUS",
@@ -187,18 +145,18 @@ static int print_options_table (const struct gp_infer_plan_result *r,
 }
 
 static void why_line (const struct gp_infer_plan_result *r,
-                      const struct gp_infer_plan_option *x, struct sb *out)
+                      const struct gp_infer_plan_option *x, struct rbuf *out)
 {
     const struct gp_infer_request *q = &r->request;
     const struct gp_infer_option *o = &x->opt;
-    sb_addf (out, "  %s %s: ", o->accel->id, gp_dtype_str (o->weight_dtype));
+    gp_rb_printf (out, "  %s %s: ", o->accel->id, gp_dtype_str (o->weight_dtype));
     if (!o->feasible) {
-        sb_addf (out, "infeasible: %s\n", o->reason);
+        gp_rb_printf (out, "infeasible: %s\n", o->reason);
         return;
     }
     const struct gp_serve_model *m = &o->model;
     const struct gp_instance *in = x->price.inst;
-    sb_addf (out, "weights %.1f GB/GPU, KV cache %.0f tokens (%.0f sequences "
+    gp_rb_printf (out, "weights %.1f GB/GPU, KV cache %.0f tokens (%.0f sequences "
              "of %.0f) per replica; one replica meets the SLOs up to %.2f "
              "req/s (saturates at %.2f), bound by %s",
              m->weight_bytes / 1e9, m->kv_capacity_tokens,
@@ -206,15 +164,15 @@ static void why_line (const struct gp_infer_plan_result *r,
              q->prompt + q->output, o->size.rate_per_replica,
              o->size.max_rate_per_replica, o->reason);
     if (in)
-        sb_addf (out, "; price %s %s (%s) $%.2f/node-h = $%.3f/GPU-h, price "
+        gp_rb_printf (out, "; price %s %s (%s) $%.2f/node-h = $%.3f/GPU-h, price "
                  "date %s\n", in->cloud, in->id, in->region,
                  x->price.usd_per_node_hour, x->price.usd_per_gpu_hour,
                  in->price_date);
     else if (x->price_status == GP_INFER_UNPRICED_INSTANCE)
-        sb_addf (out, "; cost unknown (instance %s has no on-demand price "
+        gp_rb_printf (out, "; cost unknown (instance %s has no on-demand price "
                  "for %s)\n", q->instance, o->accel->id);
     else
-        sb_addf (out, "; cost unknown (no priced catalog instance with %s)\n",
+        gp_rb_printf (out, "; cost unknown (no priced catalog instance with %s)\n",
                  o->accel->id);
     const struct gp_fleet *f = &x->fleet;
     char rr[32];
@@ -222,56 +180,56 @@ static void why_line (const struct gp_infer_plan_result *r,
         snprintf (rr, sizeof rr, "%d-%d", f->replicas_min, f->replicas_max);
     else
         snprintf (rr, sizeof rr, "%d", f->replicas_max);
-    sb_addf (out, "    over the day (%s): %s replicas, %.1f GPU-h/day",
+    gp_rb_printf (out, "    over the day (%s): %s replicas, %.1f GPU-h/day",
              q->n_profile ? "traffic profile" : "12 h peak, 12 h trough", rr,
              f->gpu_hours_per_day);
     if (in)
-        sb_addf (out, ", $%.2f/day, $%.0f/month, $%.3f per 1M output tokens "
+        gp_rb_printf (out, ", $%.2f/day, $%.0f/month, $%.3f per 1M output tokens "
                  "(day average)\n", f->usd_per_day, f->usd_per_month,
                  f->usd_per_1m_output_tokens);
     else
-        sb_addf (out, ", cost unknown\n");
+        gp_rb_printf (out, ", cost unknown\n");
     if (x->layout_rule == GP_INFER_LAYOUT_CHEAPEST)
-        sb_addf (out, "    layout: the cheapest per 1M output tokens of %d "
+        gp_rb_printf (out, "    layout: the cheapest per 1M output tokens of %d "
                  "tried (fewest whole %d-GPU nodes at the peak, then at the "
                  "trough)\n", o->layouts_tried, x->gpus_per_node);
     else
-        sb_addf (out, "    layout: the fewest whole GPUs of %d tried (no "
+        gp_rb_printf (out, "    layout: the fewest whole GPUs of %d tried (no "
                  "price to rank by cost)\n", o->layouts_tried);
 }
 
 /* One line per accelerator: the instance its GPU-hour is priced from,
  * the price's date, flags and catalog source.
  */
-static void prices (const struct gp_infer_plan_result *r, struct sb *out)
+static void prices (const struct gp_infer_plan_result *r, struct rbuf *out)
 {
     const struct gp_infer_request *q = &r->request;
-    sb_addf (out, "\nPrices (on-demand; %s):\n",
+    gp_rb_printf (out, "\nPrices (on-demand; %s):\n",
              q->instance[0] ? "the instance asked for"
                             : "the cheapest unflagged catalog instance per "
                               "GPU-hour");
     for (size_t i = 0; i < r->n_options; i += (size_t)q->n_precisions) {
         const struct gp_infer_plan_option *x = &r->options[i];
         const struct gp_instance *in = x->price.inst;
-        sb_addf (out, "  %s: ", x->opt.accel->id);
+        gp_rb_printf (out, "  %s: ", x->opt.accel->id);
         if (!in) {
             if (x->price_status == GP_INFER_UNPRICED_INSTANCE)
-                sb_addf (out, "unpriced (instance %s has no on-demand price "
+                gp_rb_printf (out, "unpriced (instance %s has no on-demand price "
                          "for it)\n", q->instance);
             else
-                sb_addf (out, "unpriced (no catalog instance with it "
+                gp_rb_printf (out, "unpriced (no catalog instance with it "
                          "publishes an on-demand price)\n");
             continue;
         }
-        sb_addf (out, "%s %s (%s) $%.3f/GPU-h, as of %s", in->cloud, in->id,
+        gp_rb_printf (out, "%s %s (%s) $%.3f/GPU-h, as of %s", in->cloud, in->id,
                  in->region, x->price.usd_per_gpu_hour,
                  x->price.undated ? "(undated)" : in->price_as_of);
         if (x->price.flagged)
-            sb_addf (out, ", flagged %s (no unflagged price)",
+            gp_rb_printf (out, ", flagged %s (no unflagged price)",
                      in->price_flags);
-        sb_addf (out, "; source: %s\n", in->source ? in->source : "");
+        gp_rb_printf (out, "; source: %s\n", in->source ? in->source : "");
         if (x->price.flagged || x->price.undated)
-            sb_addf (out, "  WARNING: the price of %s is %s (no unflagged, "
+            gp_rb_printf (out, "  WARNING: the price of %s is %s (no unflagged, "
                           "dated on-demand price for this accelerator)\n",
                      in->id, x->price.flagged ? "flagged in the catalog"
                                               : "undated");
@@ -285,11 +243,11 @@ char *gp_report_infer_text (const struct gp_infer_plan_result *r,
         gp_errprintf (err, GP_EINVAL, "infer report: no result");
         return NULL;
     }
-    struct sb b = {NULL, 0, 0, 0}, *out = &b;
+    struct rbuf b = {0}, *out = &b;
     header_line (r, out);
     if (print_options_table (r, out))
         b.failed = 1;
-    sb_addf (out, "\nWhy:\n");
+    gp_rb_printf (out, "\nWhy:\n");
     for (size_t i = 0; i < r->n_options; i++)
         why_line (r, &r->options[i], out);
     prices (r, out);
@@ -298,7 +256,7 @@ char *gp_report_infer_text (const struct gp_infer_plan_result *r,
         const struct gp_infer_option *o = &x->opt;
         char lay[64];
         fmt_layout (lay, sizeof lay, o);
-        sb_addf (out, "\nRecommended: %s %s/%s, %s, %d replicas at peak (%d "
+        gp_rb_printf (out, "\nRecommended: %s %s/%s, %s, %d replicas at peak (%d "
                  "at trough), %d GPUs on %d nodes (%s)\n", o->accel->id,
                  gp_dtype_str (o->weight_dtype), gp_dtype_str (o->kv_dtype),
                  lay, o->size.replicas, o->size.replicas_min, o->gpus_whole,
@@ -307,10 +265,5 @@ char *gp_report_infer_text (const struct gp_infer_plan_result *r,
                      ? "cheapest priced option"
                      : "fewest GPUs; no option is priced");
     }
-    if (b.failed || !b.s) {
-        free (b.s);
-        gp_errprintf (err, GP_ENOMEM, "infer report: out of memory");
-        return NULL;
-    }
-    return b.s;
+    return gp_rb_take (&b, err);
 }

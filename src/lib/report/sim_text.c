@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "gpuplan/sim.h"
-#include "sim_buf.h"
+#include "report_private.h"
 #include "gpuplan/units.h"
 
 /* ---- aligned table: numeric-looking cells right-aligned, the last
@@ -43,7 +43,7 @@ static int numeric_cell (const char *s)
     return isdigit ((unsigned char)*s);
 }
 
-static void tab_print (struct ttab *t, struct gp_sbuf *f)
+static void tab_print (struct ttab *t, struct rbuf *f)
 {
     size_t w[TCOLS] = {0};
     for (size_t r = 0; r < t->n_rows; r++)
@@ -55,15 +55,15 @@ static void tab_print (struct ttab *t, struct gp_sbuf *f)
             const char *s = t->cells[r][c];
             int last = c + 1 == t->n_cols;
             if (r > 0 && numeric_cell (s))
-                gp_sbuf_printf (f, "%*s", (int)w[c], s);
+                gp_rb_printf (f, "%*s", (int)w[c], s);
             else if (last)
-                gp_sbuf_puts (f, s);
+                gp_rb_printf (f, "%s", s);
             else
-                gp_sbuf_printf (f, "%-*s", (int)w[c], s);
+                gp_rb_printf (f, "%-*s", (int)w[c], s);
             if (!last)
-                gp_sbuf_puts (f, "  ");
+                gp_rb_printf (f, "%s", "  ");
         }
-        gp_sbuf_putc (f, '\n');
+        gp_rb_printf (f, "%c", '\n');
     }
     free (t->cells);
     t->cells = NULL;
@@ -91,7 +91,7 @@ static void wait_row (struct ttab *t, const char *label,
     tab_add (t, row);
 }
 
-static void waits_table (struct gp_sbuf *f, const struct gp_sim_metrics *m)
+static void waits_table (struct rbuf *f, const struct gp_sim_metrics *m)
 {
     const char *h[] = {"WAIT", "JOBS", "P50", "P95", "P99", "MAX"};
     struct ttab t = {.n_cols = 6};
@@ -114,7 +114,7 @@ static void waits_table (struct gp_sbuf *f, const struct gp_sim_metrics *m)
     tab_print (&t, f);
 }
 
-static void jobs_table (struct gp_sbuf *f, const struct gp_sim_report *r)
+static void jobs_table (struct rbuf *f, const struct gp_sim_report *r)
 {
     const char *jh[] = {"JOB", "SUBMIT", "GPUS", "START", "END",
                         "PREEMPTED"};
@@ -138,26 +138,26 @@ static void jobs_table (struct gp_sbuf *f, const struct gp_sim_report *r)
     tab_print (&t, f);
 }
 
-static void run_text (struct gp_sbuf *f, const struct gp_sim_report *r)
+static void run_text (struct rbuf *f, const struct gp_sim_report *r)
 {
     const struct gp_sim_metrics *m = r->metrics;
     const struct gp_jobset *js = r->jobs;
     char a[48], b[48], c[48], d[48], e[48];
-    gp_sbuf_printf (f, "simulate: cluster %s (%lld GPUs), %s trace, policy %s, "
+    gp_rb_printf (f, "simulate: cluster %s (%lld GPUs), %s trace, policy %s, "
                 "placement %s\n",
              r->cluster, m->total_gpus, js->format, r->policy,
              gp_placement_str (r->placement));
-    gp_sbuf_printf (f, "jobs: %zu done, %zu unfit (larger than any pool), %zu "
+    gp_rb_printf (f, "jobs: %zu done, %zu unfit (larger than any pool), %zu "
                 "unfinished",
              m->n_done, m->n_unfit, m->n_unfinished);
     if (js->n_skipped)
-        gp_sbuf_printf (f, "; %zu bad rows skipped", js->n_skipped);
+        gp_rb_printf (f, "; %zu bad rows skipped", js->n_skipped);
     if (js->n_ignored)
-        gp_sbuf_printf (f, "; %zu rows ignored (0 GPUs, 0 s or job steps)",
+        gp_rb_printf (f, "; %zu rows ignored (0 GPUs, 0 s or job steps)",
                  js->n_ignored);
-    gp_sbuf_printf (f, "\n");
+    gp_rb_printf (f, "\n");
     fmt_dur (m->makespan_s, a, sizeof a);
-    gp_sbuf_printf (f, "makespan %s, utilization %.1f%%, goodput %.1f%%, "
+    gp_rb_printf (f, "makespan %s, utilization %.1f%%, goodput %.1f%%, "
                 "fragmented %.2f%%, idle while jobs wait %.2f%%, mean queue "
                 "%.1f\n\n",
              a, 100 * m->utilization, 100 * m->goodput, m->frag_pct,
@@ -168,53 +168,53 @@ static void run_text (struct gp_sbuf *f, const struct gp_sim_report *r)
     fmt_dur (m->starve_large_max_wait_s, c, sizeof c);
     fmt_dur (m->starve_long_max_wait_s, d, sizeof d);
     fmt_dur (m->long_job_s, e, sizeof e);
-    gp_sbuf_printf (f, "\nJCT p50 %s, p95 %s; slowdown p50 %.2f, p95 %.2f\n", a, b,
+    gp_rb_printf (f, "\nJCT p50 %s, p95 %s; slowdown p50 %.2f, p95 %.2f\n", a, b,
              m->slowdown_p50, m->slowdown_p95);
-    gp_sbuf_printf (f, "starvation: longest wait of jobs >= %d GPUs %s, of jobs "
+    gp_rb_printf (f, "starvation: longest wait of jobs >= %d GPUs %s, of jobs "
                 ">= %s %s\n",
              m->large_job_gpus, c, e, d);
     if (m->jain_teams)
-        gp_sbuf_printf (f, "fairness: Jain's index of share/entitlement over teams "
+        gp_rb_printf (f, "fairness: Jain's index of share/entitlement over teams "
                     "%.3f\n",
                  m->jain_index);
     else
-        gp_sbuf_printf (f, "fairness: Jain's index n/a (no team with jobs has a "
+        gp_rb_printf (f, "fairness: Jain's index n/a (no team with jobs has a "
                     "quota or weight entitlement, or nothing ran)\n");
-    gp_sbuf_printf (f, "preemptions %zu, node failures %zu, GPU-hours lost %.1f "
+    gp_rb_printf (f, "preemptions %zu, node failures %zu, GPU-hours lost %.1f "
                 "(work) + %.1f (restarts)\n",
              m->n_preemptions, m->n_failures, m->lost_gpu_s / 3600,
              m->restart_gpu_s / 3600);
-    gp_sbuf_printf (f, "conservation: %s (GPU-seconds balance within %.1e)\n",
+    gp_rb_printf (f, "conservation: %s (GPU-seconds balance within %.1e)\n",
              m->conservation_ok ? "ok" : "FAILED", m->conservation_err);
     if (r->list_jobs) {
-        gp_sbuf_printf (f, "\n");
+        gp_rb_printf (f, "\n");
         jobs_table (f, r);
     }
 }
 
-static void sweep_text (struct gp_sbuf *f, const struct gp_sim_report *r)
+static void sweep_text (struct rbuf *f, const struct gp_sim_report *r)
 {
     int load = r->sweep == GP_SIM_SWEEP_LOAD;
-    gp_sbuf_printf (f, "sweep %s: limits p95 wait <= %.0f s, starvation <= %.0f s\n",
+    gp_rb_printf (f, "sweep %s: limits p95 wait <= %.0f s, starvation <= %.0f s\n",
              gp_sim_sweep_str (r->sweep), r->max_p95_wait_s,
              r->max_starvation_s);
     for (size_t i = 0; i < r->n_points; i++) {
         const struct gp_sim_sweep_point *p = &r->points[i];
-        gp_sbuf_printf (f, "  %s %-10.4g p95 wait %10.0f s  starvation %10.0f s  "
+        gp_rb_printf (f, "  %s %-10.4g p95 wait %10.0f s  starvation %10.0f s  "
                     "%s\n",
                  load ? "load x" : "nodes", p->x, p->wait_p95_s,
                  p->starvation_s,
                  p->ok ? "ok" : p->n_unfit ? "unfit jobs" : "over");
     }
     if (r->answer < 0)
-        gp_sbuf_printf (f, "no %s within the searched range meets the limits\n",
+        gp_rb_printf (f, "no %s within the searched range meets the limits\n",
                  load ? "load factor" : "node count");
     else if (load)
-        gp_sbuf_printf (f, "largest load factor within the limits: %.3g x the "
+        gp_rb_printf (f, "largest load factor within the limits: %.3g x the "
                     "trace's arrival rate\n",
                  r->answer);
     else
-        gp_sbuf_printf (f, "smallest %s pool within the limits: %.0f nodes "
+        gp_rb_printf (f, "smallest %s pool within the limits: %.0f nodes "
                     "(%.0f GPUs)\n",
                  r->sweep_pool, r->answer,
                  r->answer * r->sweep_gpus_per_node);
@@ -222,12 +222,12 @@ static void sweep_text (struct gp_sbuf *f, const struct gp_sim_report *r)
 
 char *gp_report_sim_text (const struct gp_sim_report *r, gp_error_t *err)
 {
-    struct gp_sbuf b = {0};
+    struct rbuf b = {0};
     if (r->sweep != GP_SIM_SWEEP_NONE)
         sweep_text (&b, r);
     else
         run_text (&b, r);
-    return gp_sbuf_take (&b, err);
+    return gp_rb_take (&b, err);
 }
 
 char *gp_report_fill_text (const struct gp_fill_input *in,
@@ -235,11 +235,11 @@ char *gp_report_fill_text (const struct gp_fill_input *in,
                            enum gp_fill_policy policy, uint64_t seed,
                            gp_error_t *err)
 {
-    struct gp_sbuf sb = {0}, *f = &sb;
-    gp_sbuf_printf (f, "fill: %zu nodes, %lld GPUs, placement %s, seed %llu\n",
+    struct rbuf sb = {0}, *f = &sb;
+    gp_rb_printf (f, "fill: %zu nodes, %lld GPUs, placement %s, seed %llu\n",
              in->n_nodes, r->total_gpus, gp_fill_policy_str (policy),
              (unsigned long long)seed);
-    gp_sbuf_printf (f, "pods arrived %zu, placed %zu, failed %zu; final GPU "
+    gp_rb_printf (f, "pods arrived %zu, placed %zu, failed %zu; final GPU "
                 "allocation %.1f%%\n\n",
              r->n_arrived, r->n_placed, r->n_failed, r->final_alloc_pct);
     const char *h[] = {"DEMAND %", "ALLOCATED %", "FRAGMENTED %"};
@@ -256,19 +256,19 @@ char *gp_report_fill_text (const struct gp_fill_input *in,
         tab_add (&t, row);
     }
     tab_print (&t, f);
-    return gp_sbuf_take (f, err);
+    return gp_rb_take (f, err);
 }
 
 /* Time series as CSV. */
 char *gp_report_sim_series_csv (const struct gp_sim_report *r,
                                 gp_error_t *err)
 {
-    struct gp_sbuf sb = {0}, *f = &sb;
-    gp_sbuf_printf (f, "t_s,alloc_gpus,utilization,queue_len,running,frag_gpus\n");
+    struct rbuf sb = {0}, *f = &sb;
+    gp_rb_printf (f, "t_s,alloc_gpus,utilization,queue_len,running,frag_gpus\n");
     for (size_t i = 0; i < r->n_series; i++) {
         const struct gp_sim_sample *x = &r->series[i];
-        gp_sbuf_printf (f, "%.0f,%.3f,%.5f,%.3f,%.3f,%.3f\n", x->t_s, x->alloc_gpus,
+        gp_rb_printf (f, "%.0f,%.3f,%.5f,%.3f,%.3f,%.3f\n", x->t_s, x->alloc_gpus,
                  x->util, x->queue_len, x->running, x->frag_gpus);
     }
-    return gp_sbuf_take (f, err);
+    return gp_rb_take (f, err);
 }
