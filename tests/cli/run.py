@@ -115,8 +115,10 @@ def check(gp, path, b):
 def main():
     gp = os.path.abspath(sys.argv[1])
     root = os.path.dirname(os.path.abspath(__file__))
+    # Optional second argument: one NAME (NAME.cases); default all files.
+    pattern = (sys.argv[2] if len(sys.argv) > 2 else "*") + ".cases"
     passed = failed = 0
-    for path in sorted(glob.glob(os.path.join(root, "*.cases"))):
+    for path in sorted(glob.glob(os.path.join(root, pattern))):
         for b in parse(path):
             if "args" not in b:
                 print(f"FAIL {path}:{b.get('line')}: block without args")
