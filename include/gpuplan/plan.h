@@ -36,6 +36,7 @@ extern "C" {
 /* Every registry row can be a plan assumption: none is ever dropped. */
 #define GP_PLAN_MAX_ASSUMPTIONS GP_DEF__COUNT
 #define GP_PLAN_MAX_SENS 12
+#define GP_PLAN_MAX_PRECISIONS 3   /* bf16, fp16, fp8 */
 
 /* ------------------------------ the spec ------------------------------ */
 
@@ -99,6 +100,13 @@ struct gp_plan_workload {
     int allow_spot;
     char engine[16];            /* inference: serving engine (gp_engine_parse
                                  * names; default vllm) */
+    /* inference: the serving precisions the service may use (spec
+     * 'precision: [fp8, bf16]'); the sizing picks the cheapest per 1M
+     * output tokens among them (docs/formats/plan.md).  n_precisions 0 =
+     * just 'precision' (a single value); else 'precision' is the first.
+     */
+    char precisions[GP_PLAN_MAX_PRECISIONS][16];
+    size_t n_precisions;
 };
 
 /* 1 when 'w' tolerates preemption (its allow_spot, else its kind). */
@@ -297,6 +305,105 @@ struct gp_plan_quota {
     double used_share;          /* share of GPU-seconds received */
 };
 
+/* The rule that sized an option's GPU count (gp_plan_rules.sizing). */
+enum gp_plan_sizing_rule {
+    GP_RULE_SIZE_NONE,          /* not sized: compute.code says why */
+    GP_RULE_SIZE_PLANNERS,      /* the planners sized the portfolio (the
+                                 * training and serving rules below) */
+    GP_RULE_SIZE_GIVEN,         /* the spec's fleet size (gpus:), checked
+                                 * against the planners where they could
+                                 * size it */
+};
+
+/* How the planners sized the option's training runs. */
+enum gp_plan_train_rule {
+    GP_RULE_TRAIN_NONE,         /* no training run with a deadline */
+    GP_RULE_TRAIN_CURVE,        /* deadline curve: the fewest GPUs that
+                                 * meet the deadline, batch chosen per
+                                 * GPU count */
+    GP_RULE_TRAIN_CURVE_FIXED_BATCH,   /* the same with the spec's
+                                        * global_batch */
+};
+
+/* How the planners sized the option's inference services. */
+enum gp_plan_serve_rule {
+    GP_RULE_SERVE_NONE,         /* no inference service */
+    GP_RULE_SERVE_CHEAPEST_MTOK,   /* serving search: cheapest per 1M
+                                    * output tokens (a priced cloud
+                                    * option) */
+    GP_RULE_SERVE_FEWEST_GPUS,  /* serving search: fewest whole GPUs at
+                                 * the peak (on-prem: no hourly price) */
+};
+
+/* The rule that priced the option. */
+enum gp_plan_pricing_rule {
+    GP_RULE_PRICE_NONE,         /* not costed */
+    GP_RULE_PRICE_ONPREM_TCO,   /* capex, power, staff over the horizon */
+    GP_RULE_PRICE_CLOUD,        /* the cloud pricing model
+                                 * (gp_plan_option.pricing) */
+};
+
+/* How much of an option may run on spot / preemptible capacity. */
+enum gp_plan_spot_rule {
+    GP_RULE_SPOT_NA,            /* no spot in this pricing model */
+    GP_RULE_SPOT_CAPPED,        /* spot capped by the preemption-tolerant
+                                 * demand (spot_tolerant_share) */
+    GP_RULE_SPOT_NONE_TOLERANT, /* no demand tolerates preemption */
+};
+
+/* The rule that gave the option its verdict. */
+enum gp_plan_verdict_rule {
+    GP_RULE_VERDICT_CHOSEN,     /* lowest TCO of the ranked options */
+    GP_RULE_VERDICT_TCO_RANK,   /* ranked, lost on TCO (rank) */
+    GP_RULE_VERDICT_REJECTED,   /* a hard constraint failed (rejected_by) */
+    GP_RULE_VERDICT_NOT_RANKED, /* not fully costed */
+};
+
+/* Which rule decided each of an option's numbers (set by the
+ * recommendation from the option's typed state and the planners').
+ */
+struct gp_plan_rules {
+    enum gp_plan_sizing_rule sizing;
+    enum gp_plan_train_rule train;
+    double train_batch_tokens;  /* GP_RULE_TRAIN_*: the global batch of the
+                                 * first deadline run, tokens; 0 = none */
+    enum gp_plan_serve_rule serve;
+    char serve_precision[16];   /* the first service's chosen serving
+                                 * precision; "" = none */
+    enum gp_plan_pricing_rule pricing;
+    enum gp_plan_spot_rule spot;
+    long long cap_gpus;         /* obtainable-capacity cap; 0 = none */
+    enum gp_plan_verdict_rule verdict;
+    enum gp_plan_infeasible rejected_by;  /* GP_RULE_VERDICT_REJECTED */
+    int rank;                   /* TCO rank among the ranked options (1 =
+                                 * cheapest after the queueing flag); 0 =
+                                 * not ranked */
+    unsigned shortfalls;        /* as gp_plan_option.shortfalls */
+};
+
+/* The JSON/report keywords of the rule enums ("planners", "given",
+ * "deadline_curve", "cheapest_per_mtok", "onprem_tco", "cloud", ...);
+ * "?" outside the enum.  Static storage.
+ */
+const char *gp_plan_sizing_rule_str (enum gp_plan_sizing_rule r);
+const char *gp_plan_train_rule_str (enum gp_plan_train_rule r);
+const char *gp_plan_serve_rule_str (enum gp_plan_serve_rule r);
+const char *gp_plan_pricing_rule_str (enum gp_plan_pricing_rule r);
+const char *gp_plan_spot_rule_str (enum gp_plan_spot_rule r);
+const char *gp_plan_verdict_rule_str (enum gp_plan_verdict_rule r);
+/* The JSON keyword of 'w' ("none", "cloud", "compute", "power",
+ * "racks", "part", "unfinished", "budget", "spot_intolerant",
+ * "capacity"); "?" outside the enum.  Static storage.
+ */
+const char *gp_plan_infeasible_str (enum gp_plan_infeasible w);
+
+/* The option's rules in words, one line: "sizing ...; pricing ...;
+ * verdict ..." (the decision log's "rules:" line, without the option
+ * name), into 'buf' of 'n' bytes.  Returns 'buf'.
+ */
+char *gp_plan_rules_text (const struct gp_plan_rules *r,
+                          const char *pricing_model, char *buf, size_t n);
+
 struct gp_plan_option {
     char name[96];
     enum gp_option_kind kind;
@@ -463,6 +570,11 @@ struct gp_plan_option {
      * check from bw_short, storage_short, queue and quota_short.
      */
     unsigned shortfalls;
+    /* Which rule decided this option's numbers (struct gp_plan_rules;
+     * the decision log's "rules:" line, docs/model/cost.md, "Decision
+     * rules").
+     */
+    struct gp_plan_rules rules;
 };
 
 /* One shortfall of an option (gp_plan_option.shortfalls is a mask of

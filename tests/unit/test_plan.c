@@ -932,7 +932,9 @@ static void test_log_grows (void **state)
     const struct gp_plan_result *r = f.res;
     assert_int_equal (r->n_options, 56);
     assert_true (r->recommended >= 0);
-    size_t want = 1 + (r->n_options - 1), dated = 0, capacity = 0;
+    /* chosen + one line per other option + one "rules:" line each */
+    size_t want = 1 + (r->n_options - 1) + r->n_options, dated = 0,
+           capacity = 0;
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         want += o->feasible && o->complete && o->queue != GP_QUEUE_OK;
@@ -947,7 +949,9 @@ static void test_log_grows (void **state)
     assert_int_equal (capacity, 1);
     assert_int_equal (r->n_log, want + dated + capacity);
     assert_true (r->n_log > 112);
-    assert_non_null (strstr (r->log[r->n_log - 2], "price dates: "));
+    assert_non_null (
+        strstr (r->log[r->n_log - 2 - r->n_options], "price dates: "));
+    assert_non_null (strstr (r->log[r->n_log - 1], "rules: c10/mix: "));
     unload (&f);
 }
 

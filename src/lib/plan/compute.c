@@ -194,6 +194,10 @@ static int size_deadline (struct gp_plan_spec *s, size_t wi,
         double sec = w->tokens / (tr.time.tokens_per_s * sz.rel.goodput);
         struct gp_train_job jb = *job;
         jb.global_batch = sz.global_batch; /* the batch the sizing chose */
+        if (z->n_deadline_runs++ == 0) {
+            z->first_batch_tokens = sz.global_batch * job->seq_len;
+            z->first_batch_fixed = !job->batch_free;
+        }
         record_need (s, z, wi, m, &jb, hw, &tr);
         z->job_gpus[wi] = n;
         z->job_s[wi] = sec;
@@ -306,21 +310,24 @@ double gp_plan_service_gpus (const struct gp_plan_workload *w,
     return reps * z->job_gpus[wi];
 }
 
-static int size_inference (struct gp_plan_spec *s, size_t wi,
-                           const struct gp_arch *arch,
-                           const struct gp_catalog *cat,
-                           const struct gp_plan_option_spec *os,
-                           struct plan_sizing *z)
+/* The serving search of `gpuplan infer` (gp_infer_choose_on) for service
+ * 'w' at serving precision 'prec', ranked by whole GPUs: the plan packs
+ * every workload's GPUs onto its nodes together, so a service's own node
+ * rounding is not its cost.  Returns gp_infer_choose_on's status.
+ */
+static int serve_search (struct gp_plan_spec *s, const struct gp_arch *arch,
+                         const struct gp_catalog *cat,
+                         const struct gp_plan_option_spec *os,
+                         const struct gp_plan_workload *w, const char *prec,
+                         double peak, double trough,
+                         struct gp_infer_option *best, gp_error_t *e)
 {
-    const struct gp_plan_workload *w = &s->workloads[wi];
     struct gp_serve_cfg cfg;
     memset (&cfg, 0, sizeof cfg);
     cfg.arch = arch;
     cfg.accel = os->accel;
-    /* The workload's serving precision and engine (the spec loader
-     * checked both names).
-     */
-    if (gp_dtype_parse (w->precision, &cfg.weight_dtype, NULL) != 0)
+    /* The serving precision and engine (the spec loader checked both). */
+    if (gp_dtype_parse (prec, &cfg.weight_dtype, NULL) != 0)
         cfg.weight_dtype = GP_DT_BF16;
     gp_kv_dtype_default (NULL, cfg.weight_dtype, os->accel, &cfg.kv_dtype,
                          NULL);
@@ -338,6 +345,39 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     struct gp_slo slo = {0};
     slo.ttft_p99_s = w->ttft_s;
     slo.tpot_p95_s = w->tpot_s;
+    memset (best, 0, sizeof *best);
+    return gp_infer_choose_on (&cfg, cat, 0, &wl, &slo, peak, trough,
+                               A (s, "inference_headroom"), 0, best, e);
+}
+
+/* GPU-months service 'w' holds over 'n' months when one replica of 'per'
+ * GPUs carries 'rps' requests/s (gp_plan_service_gpus' rule).
+ */
+static double serve_gpu_months (const struct gp_plan_workload *w,
+                                double rps, int per, size_t n)
+{
+    double sum = 0;
+    for (size_t t = 0; t < n; t++) {
+        double r = w->requests_per_s
+                   * pow (1 + w->growth_per_quarter, (double)t / 3);
+        sum += fmax (ceil (r / rps - 1e-9), 1) * per;
+    }
+    return sum;
+}
+
+/* A service: the serving search at each precision it allows (its list,
+ * else its one precision), keeping the cheapest per 1M output tokens,
+ * which within one option (one price per GPU) is the fewest whole GPUs
+ * at the peak, then the fewest GPU-months over the horizon, then the
+ * list's order (docs/formats/plan.md, "precision").
+ */
+static int size_inference (struct gp_plan_spec *s, size_t wi,
+                           const struct gp_arch *arch,
+                           const struct gp_catalog *cat,
+                           const struct gp_plan_option_spec *os,
+                           struct plan_sizing *z)
+{
+    const struct gp_plan_workload *w = &s->workloads[wi];
     double T = (double)z->n_periods;
     double g = w->growth_per_quarter;
     double peak = w->requests_per_s * pow (1 + g, fmax (T - 1, 0) / 3);
@@ -348,26 +388,47 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
         trough = x;
     }
     double head = A (s, "inference_headroom");
-    struct gp_infer_option best;
+    size_t np = w->n_precisions > 0 ? w->n_precisions : 1;
+    struct gp_infer_option best, o;
     memset (&best, 0, sizeof best);
-    gp_error_t e = {0};
-    /* The serving search of `gpuplan infer` (gp_infer_choose_on), ranked
-     * by whole GPUs: the plan packs every workload's GPUs onto its nodes
-     * together, so a service's own node rounding is not its cost.
-     */
-    if (gp_infer_choose_on (&cfg, cat, 0, &wl, &slo, peak, trough, head, 0,
-                            &best, &e) != 0) {
-        z->code = GP_ENOTSUP;
-        snprintf (z->text, sizeof z->text, "workloads[%zu]: %s", wi, e.text);
-        return -1;
+    int have = 0, pick = 0;
+    double best_gm = 0;
+    for (size_t k = 0; k < np; k++) {
+        const char *prec = w->n_precisions ? w->precisions[k] : w->precision;
+        gp_error_t e = {0};
+        if (serve_search (s, arch, cat, os, w, prec, peak, trough, &o, &e)
+            != 0) {
+            z->code = GP_ENOTSUP;
+            snprintf (z->text, sizeof z->text, "workloads[%zu]: %s", wi,
+                      e.text);
+            return -1;
+        }
+        if (!o.feasible || !(o.size.rate_per_replica > 0)) {
+            if (!have && k == 0)
+                best = o; /* its reason, when none is feasible */
+            continue;
+        }
+        int per = o.gpus_per_replica > 0 ? o.gpus_per_replica : 1;
+        double gm = serve_gpu_months (w, o.size.rate_per_replica * (1 - head),
+                                      per, z->n_periods);
+        if (!have || o.gpus_whole < best.gpus_whole
+            || (o.gpus_whole == best.gpus_whole && gm < best_gm - 1e-9)) {
+            best = o;
+            best_gm = gm;
+            pick = (int)k;
+            have = 1;
+        }
     }
-    if (!best.feasible || !(best.size.rate_per_replica > 0)) {
+    if (!have) {
         z->code = GP_EINFEASIBLE;
         snprintf (z->text, sizeof z->text,
                   "workloads[%zu]: %s cannot serve %s within the SLOs: %s",
                   wi, os->accel_id, w->model, best.reason);
         return -1;
     }
+    if (z->n_services++ == 0)
+        snprintf (z->first_serve_precision, sizeof z->first_serve_precision,
+                  "%s", w->n_precisions ? w->precisions[pick] : w->precision);
     int per = best.gpus_per_replica > 0 ? best.gpus_per_replica : 1;
     double rate = best.size.rate_per_replica;
     z->job_gpus[wi] = per;

@@ -59,6 +59,15 @@ struct plan_sizing {
      * (rate x (1 - inference_headroom)); 0 for other workloads
      */
     double replica_rps[GP_PLAN_MAX_WORKLOADS];
+    /* the rules that sized it (gp_plan_rules): deadline runs and the
+     * first one's global batch in tokens, whether the spec fixed it;
+     * services and the first one's chosen serving precision
+     */
+    int n_deadline_runs;
+    double first_batch_tokens;
+    int first_batch_fixed;
+    int n_services;
+    char first_serve_precision[16];
 };
 
 /* GPUs service 'wi' (workload 'w') holds in month 't': its replicas at

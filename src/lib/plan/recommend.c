@@ -8,6 +8,7 @@
  * typed state (feasible, complete, queue, basis), never their messages.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -278,6 +279,164 @@ static void log_price_dates (struct plan_ctx *c, int b)
     }
 }
 
+#define STR_OF(fn, type, ...)                                         \
+    const char *fn (type r)                                           \
+    {                                                                 \
+        static const char *const names[] = {__VA_ARGS__};             \
+        return (size_t)r < sizeof names / sizeof *names ? names[r] : "?"; \
+    }
+
+STR_OF (gp_plan_sizing_rule_str, enum gp_plan_sizing_rule, "none",
+        "planners", "given")
+STR_OF (gp_plan_train_rule_str, enum gp_plan_train_rule, "none",
+        "deadline_curve", "deadline_curve_fixed_batch")
+STR_OF (gp_plan_serve_rule_str, enum gp_plan_serve_rule, "none",
+        "cheapest_per_mtok", "fewest_gpus")
+STR_OF (gp_plan_pricing_rule_str, enum gp_plan_pricing_rule, "none",
+        "onprem_tco", "cloud")
+STR_OF (gp_plan_spot_rule_str, enum gp_plan_spot_rule, "none",
+        "capped_by_tolerant_demand", "no_tolerant_demand")
+STR_OF (gp_plan_verdict_rule_str, enum gp_plan_verdict_rule, "chosen",
+        "tco_rank", "rejected", "not_ranked")
+STR_OF (gp_plan_infeasible_str, enum gp_plan_infeasible, "none", "cloud",
+        "compute", "power", "racks", "part", "unfinished", "budget",
+        "spot_intolerant", "capacity")
+#undef STR_OF
+
+/* Append printf-style text to 'buf' of 'n' bytes. */
+static void cat (char *buf, size_t n, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+static void cat (char *buf, size_t n, const char *fmt, ...)
+{
+    size_t l = strlen (buf);
+    if (l + 1 >= n)
+        return;
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (buf + l, n - l, fmt, ap);
+    va_end (ap);
+}
+
+char *gp_plan_rules_text (const struct gp_plan_rules *r,
+                          const char *pricing_model, char *buf, size_t n)
+{
+    if (!buf || n == 0)
+        return buf;
+    buf[0] = 0;
+    cat (buf, n, "sizing %s", gp_plan_sizing_rule_str (r->sizing));
+    if (r->train != GP_RULE_TRAIN_NONE)
+        cat (buf, n, ", training %s (batch %.3gM tokens)",
+             gp_plan_train_rule_str (r->train), r->train_batch_tokens / 1e6);
+    if (r->serve != GP_RULE_SERVE_NONE)
+        cat (buf, n, ", services %s (%s)", gp_plan_serve_rule_str (r->serve),
+             r->serve_precision);
+    cat (buf, n, "; pricing %s", gp_plan_pricing_rule_str (r->pricing));
+    if (r->pricing == GP_RULE_PRICE_CLOUD && pricing_model)
+        cat (buf, n, " %s", pricing_model);
+    if (r->spot != GP_RULE_SPOT_NA)
+        cat (buf, n, ", spot %s", gp_plan_spot_rule_str (r->spot));
+    if (r->cap_gpus > 0)
+        cat (buf, n, ", capacity cap %lld GPUs", r->cap_gpus);
+    else if (r->pricing == GP_RULE_PRICE_CLOUD)
+        cat (buf, n, ", no capacity cap");
+    cat (buf, n, "; verdict %s", gp_plan_verdict_rule_str (r->verdict));
+    if (r->verdict == GP_RULE_VERDICT_REJECTED)
+        cat (buf, n, " by %s", gp_plan_infeasible_str (r->rejected_by));
+    else if (r->verdict == GP_RULE_VERDICT_CHOSEN)
+        cat (buf, n, " (lowest TCO)");
+    else if (r->rank > 0)
+        cat (buf, n, " %d", r->rank);
+    for (int k = 0; k < GP_N_SHORTFALLS; k++)
+        if (r->shortfalls & (1u << k))
+            cat (buf, n, ", short %s",
+                 gp_plan_shortfall_str ((enum gp_plan_shortfall)k));
+    return buf;
+}
+
+/* 1 when ranked option 'a' ranks before ranked option 'b' (gp_plan_pick's
+ * order: unflagged first, then TCO).
+ */
+static int ranks_before (const struct gp_plan_option *a,
+                         const struct gp_plan_option *b)
+{
+    int fa = flagged (a), fb = flagged (b);
+    return fa < fb || (fa == fb && a->tco_usd < b->tco_usd);
+}
+
+/* o->rules from the option's typed state and the planners' answer 'z'
+ * (NULL: not sized); 'b' is the recommended option's index.
+ */
+static void set_rules (const struct gp_plan_result *r, size_t i, int b,
+                       const struct plan_sizing *z)
+{
+    struct gp_plan_option *o = &r->options[i];
+    struct gp_plan_rules *u = &o->rules;
+    memset (u, 0, sizeof *u);
+    u->sizing = o->basis == GP_BASIS_PLANNERS ? GP_RULE_SIZE_PLANNERS
+                : o->basis == GP_BASIS_NONE   ? GP_RULE_SIZE_NONE
+                                              : GP_RULE_SIZE_GIVEN;
+    if (z && z->code == 0 && o->basis != GP_BASIS_FLEET_UNSIZED) {
+        if (z->n_deadline_runs) {
+            u->train = z->first_batch_fixed ? GP_RULE_TRAIN_CURVE_FIXED_BATCH
+                                            : GP_RULE_TRAIN_CURVE;
+            u->train_batch_tokens = z->first_batch_tokens;
+        }
+        if (z->n_services) {
+            u->serve = o->kind == GP_OPT_CLOUD ? GP_RULE_SERVE_CHEAPEST_MTOK
+                                               : GP_RULE_SERVE_FEWEST_GPUS;
+            snprintf (u->serve_precision, sizeof u->serve_precision, "%s",
+                      z->first_serve_precision);
+        }
+    }
+    u->pricing = o->kind == GP_OPT_ONPREM ? GP_RULE_PRICE_ONPREM_TCO
+                                          : GP_RULE_PRICE_CLOUD;
+    if (o->kind == GP_OPT_CLOUD
+        && (o->pricing == GP_PRICE_SPOT || o->pricing == GP_PRICE_MIX))
+        u->spot = o->spot_tolerant_share > 0 ? GP_RULE_SPOT_CAPPED
+                                             : GP_RULE_SPOT_NONE_TOLERANT;
+    u->cap_gpus = o->kind == GP_OPT_CLOUD ? o->max_gpus : 0;
+    u->shortfalls = o->shortfalls;
+    if (!o->feasible) {
+        u->verdict = GP_RULE_VERDICT_REJECTED;
+        u->rejected_by = o->infeasible;
+        u->shortfalls = 0;
+        return;
+    }
+    if (!o->complete) {
+        u->verdict = GP_RULE_VERDICT_NOT_RANKED;
+        return;
+    }
+    u->verdict = (int)i == b ? GP_RULE_VERDICT_CHOSEN
+                             : GP_RULE_VERDICT_TCO_RANK;
+    u->rank = 1;
+    for (size_t k = 0; k < r->n_options; k++) {
+        const struct gp_plan_option *q = &r->options[k];
+        if (k != i && q->feasible && q->complete && ranks_before (q, o))
+            u->rank++;
+    }
+}
+
+/* Every option's rules, each as one "rules:" line of the log. */
+static void log_rules (struct plan_ctx *c, int b)
+{
+    const struct gp_plan_result *r = c->r;
+    for (size_t i = 0; i < r->n_options; i++) {
+        struct gp_plan_option *o = &r->options[i];
+        const struct plan_sizing *z =
+            o->basis == GP_BASIS_NONE
+                ? NULL
+                : gp_plan_sizing_of (c, o->spec_index, o->n_periods);
+        set_rules (r, i, b, z);
+        char t[GP_PLAN_TEXT];
+        gp_plan_rules_text (&o->rules,
+                            o->kind == GP_OPT_CLOUD
+                                ? gp_pricing_str (o->pricing)
+                                : NULL,
+                            t, sizeof t);
+        gp_plan_log (c, "rules: %s: %.200s", o->name, t);
+    }
+}
+
 void gp_plan_decide (struct plan_ctx *c)
 {
     struct gp_plan_result *r = c->r;
@@ -305,4 +464,5 @@ void gp_plan_decide (struct plan_ctx *c)
     }
     log_price_dates (c, b);
     gp_plan_log_cloud (c);
+    log_rules (c, b);
 }

@@ -88,7 +88,10 @@ static void sens_serving (struct plan_ctx *c, struct gp_plan_option *tmp,
     row->high_delta = engine ? 1 : 0.5;
     struct plan_sizing *saved[GP_PLAN_MAX_OPTION_SPECS][3];
     char (*was)[16] = calloc (s->n_workloads, sizeof *was);
-    if (!was) {
+    size_t *was_n = calloc (s->n_workloads, sizeof *was_n);
+    if (!was || !was_n) {
+        free (was);
+        free (was_n);
         c->failed = 1;
         return;
     }
@@ -99,6 +102,8 @@ static void sens_serving (struct plan_ctx *c, struct gp_plan_option *tmp,
             memcpy (was[i], f, 16);
             if (w->kind == GP_WL_INFERENCE)
                 snprintf (f, 16, "%s", vals[engine][side]);
+            if (!engine)    /* one value, not the service's list */
+                was_n[i] = w->n_precisions, w->n_precisions = 0;
         }
         memcpy (saved, c->sz, sizeof saved);
         memset (c->sz, 0, sizeof c->sz);
@@ -110,8 +115,11 @@ static void sens_serving (struct plan_ctx *c, struct gp_plan_option *tmp,
         for (size_t i = 0; i < s->n_workloads; i++)
             memcpy (engine ? s->workloads[i].engine
                            : s->workloads[i].precision, was[i], 16);
+        for (size_t i = 0; i < s->n_workloads && !engine; i++)
+            s->workloads[i].n_precisions = was_n[i];
     }
     free (was);
+    free (was_n);
 }
 
 void gp_plan_sensitivity (struct plan_ctx *c)

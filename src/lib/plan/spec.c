@@ -95,6 +95,7 @@ struct wl_in {
     struct gp_plan_workload w;
     int kind;
     const json_t *allow_spot;
+    const json_t *precision;    /* a name, or a list for a service */
 };
 
 #define F(f) offsetof (struct wl_in, w.f)
@@ -105,7 +106,8 @@ static const struct gp_field wl_fields[] = {
      wl_kinds, 0, 0},
     {"team", GP_F_STRING, F (team), GP_PLAN_NAME, 0, 0, NULL, 0, 0},
     {"model", GP_F_STRING, F (model), GP_PLAN_NAME, 0, 0, NULL, 0, 0},
-    {"precision", GP_F_STRING, F (precision), 16, 0, 0, NULL, 0, 0},
+    {"precision", GP_F_NODE, offsetof (struct wl_in, precision), 0, 0, 0,
+     NULL, 0, 0},
     {"tokens", GP_F_QUANTITY, F (tokens), 0, 0, GP_Q_COUNT, NULL, 0, 0},
     {"deadline", GP_F_QUANTITY, F (deadline_s), 0, 0, GP_Q_DURATION, NULL, 0,
      0},
@@ -300,6 +302,56 @@ static int load_trace (const struct gp_doc *doc, const json_t *j,
     return 0;
 }
 
+/* One precision name 'v' (bf16, fp16, fp8) into 'dst'; 'at' and 'what'
+ * for the error.
+ */
+static int precision_name (const struct gp_doc *doc, const json_t *v,
+                           const char *what, char dst[16], gp_error_t *err)
+{
+    const char *p = json_string_value (v);
+    if (!p || (strcasecmp (p, "bf16") != 0 && strcasecmp (p, "fp16") != 0
+               && strcasecmp (p, "fp8") != 0))
+        return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                              "%s.precision: '%s' is not bf16, fp16 or fp8",
+                              what, p ? p : "(not a name)");
+    snprintf (dst, 16, "%s", p);
+    return 0;
+}
+
+/* The workload's 'precision': one name, or for an inference service a
+ * list of the serving precisions it may use (the sizing picks the
+ * cheapest per 1M output tokens among them); 'precision' keeps the
+ * first.  Absent: bf16.
+ */
+static int load_precision (const struct gp_doc *doc, const json_t *v,
+                           const char *what, struct gp_plan_workload *w,
+                           gp_error_t *err)
+{
+    if (!v)
+        return 0;
+    if (!json_is_array (v))
+        return precision_name (doc, v, what, w->precision, err);
+    size_t n = json_array_size (v);
+    if (w->kind != GP_WL_INFERENCE || n < 1 || n > GP_PLAN_MAX_PRECISIONS)
+        return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                              "%s.precision: a list (1 to %d names) is for "
+                              "an inference service only",
+                              what, GP_PLAN_MAX_PRECISIONS);
+    for (size_t k = 0; k < n; k++) {
+        const json_t *e = json_array_get (v, k);
+        if (precision_name (doc, e, what, w->precisions[k], err) != 0)
+            return -1;
+        for (size_t q = 0; q < k; q++)
+            if (strcasecmp (w->precisions[q], w->precisions[k]) == 0)
+                return gp_doc_errorf (doc, e, err, GP_EPARSE,
+                                      "%s.precision: '%s' listed twice",
+                                      what, w->precisions[k]);
+    }
+    w->n_precisions = n;
+    snprintf (w->precision, sizeof w->precision, "%s", w->precisions[0]);
+    return 0;
+}
+
 static int load_workload (const struct gp_doc *doc, const json_t *j,
                           size_t i, struct gp_plan_spec *s,
                           const struct gp_zoo *zoo, gp_error_t *err)
@@ -347,13 +399,8 @@ static int load_workload (const struct gp_doc *doc, const json_t *j,
             w->params = a->params_stated;
         }
     }
-    if (strcasecmp (w->precision, "bf16") != 0
-        && strcasecmp (w->precision, "fp16") != 0
-        && strcasecmp (w->precision, "fp8") != 0)
-        return gp_doc_errorf (doc, json_object_get (j, "precision"), err,
-                              GP_EPARSE,
-                              "%s.precision: '%s' is not bf16, fp16 or fp8",
-                              what, w->precision);
+    if (load_precision (doc, in.precision, what, w, err) != 0)
+        return err ? err->code : GP_EPARSE;
     enum gp_engine eng;
     gp_error_t e3 = {0};
     if (gp_engine_parse (w->engine, &eng, &e3) != 0)

@@ -300,6 +300,52 @@ static json_t *tenancy_json (const struct gp_plan_option *o)
     return t;
 }
 
+/* Which rule decided the option's numbers (docs/formats/plan.md,
+ * options[].rules): sizing, pricing and verdict, each an object with its
+ * rule keyword and the values it used.
+ */
+static json_t *rules_json (const struct gp_plan_rules *u,
+                           const struct gp_plan_option *o)
+{
+    json_t *j = json_object ();
+    json_t *sz = json_object ();
+    set (sz, "rule", json_string (gp_plan_sizing_rule_str (u->sizing)));
+    set (sz, "training", json_string (gp_plan_train_rule_str (u->train)));
+    set (sz, "global_batch_tokens",
+         num_or_null (u->train != GP_RULE_TRAIN_NONE,
+                      u->train_batch_tokens));
+    set (sz, "services", json_string (gp_plan_serve_rule_str (u->serve)));
+    set (sz, "serving_precision", u->serve_precision[0]
+                                      ? json_string (u->serve_precision)
+                                      : json_null ());
+    set (j, "sizing", sz);
+    json_t *pr = json_object ();
+    set (pr, "rule", json_string (gp_plan_pricing_rule_str (u->pricing)));
+    set (pr, "model", o->kind == GP_OPT_CLOUD
+                          ? json_string (gp_pricing_str (o->pricing))
+                          : json_null ());
+    set (pr, "spot", json_string (gp_plan_spot_rule_str (u->spot)));
+    set (pr, "capacity_cap_gpus",
+         u->cap_gpus > 0 ? json_integer (u->cap_gpus) : json_null ());
+    set (j, "pricing", pr);
+    json_t *v = json_object ();
+    set (v, "rule", json_string (gp_plan_verdict_rule_str (u->verdict)));
+    set (v, "rejected_by", u->verdict == GP_RULE_VERDICT_REJECTED
+                               ? json_string (gp_plan_infeasible_str (
+                                     u->rejected_by))
+                               : json_null ());
+    set (v, "tco_rank", u->rank > 0 ? json_integer (u->rank) : json_null ());
+    json_t *sf = json_array ();
+    for (int k = 0; k < GP_N_SHORTFALLS; k++)
+        if (u->shortfalls & (1u << k))
+            json_array_append_new (
+                sf, json_string (gp_plan_shortfall_str (
+                        (enum gp_plan_shortfall)k)));
+    set (v, "shortfalls", sf);
+    set (j, "verdict", v);
+    return j;
+}
+
 static json_t *option_json (const struct gp_plan_option *o)
 {
     json_t *j = json_object ();
@@ -362,6 +408,7 @@ static json_t *option_json (const struct gp_plan_option *o)
     set (j, "unit_costs", unit_costs_json (o));
     set (j, "infrastructure", infrastructure_json (o));
     set (j, "tenancy", tenancy_json (o));
+    set (j, "rules", rules_json (&o->rules, o));
     return j;
 }
 
