@@ -35,16 +35,6 @@ static void set (json_t *o, const char *k, json_t *v)
     json_object_set_new (o, k, v ? v : json_null ());
 }
 
-/* gp_plan_option.infeasible as a JSON keyword. */
-static const char *infeasible_str (enum gp_plan_infeasible w)
-{
-    static const char *const names[] = {
-        "none",  "cloud",      "compute", "power",           "racks",
-        "part",  "unfinished", "budget",  "spot_intolerant", "capacity",
-    };
-    return (size_t)w < sizeof names / sizeof *names ? names[w] : "?";
-}
-
 /* The option's price warnings (" | "-separated in price_warning). */
 static json_t *price_warnings_json (const struct gp_plan_option *o)
 {
@@ -391,7 +381,7 @@ static json_t *option_json (const struct gp_plan_option *o)
     set (j, "feasible", json_boolean (o->feasible));
     set (j, "violation", o->feasible ? json_null ()
                                      : json_string (o->violation));
-    set (j, "infeasible_reason", json_string (infeasible_str (o->infeasible)));
+    set (j, "infeasible_reason", json_string (gp_plan_infeasible_str (o->infeasible)));
     set (j, "price_warnings", price_warnings_json (o));
     json_t *sf = json_array ();
     for (int k = 0; k < GP_N_SHORTFALLS; k++)
