@@ -428,6 +428,7 @@ static void eval_burst (struct plan_ctx *c,
     o->nodes += peak / o->gpus_per_node;
     o->scale_up_domains = (o->gpus + o->scale_up_domain - 1)
                           / o->scale_up_domain;
+    stack_for (o);      /* the tier of the whole (peak) cluster */
 }
 
 static void eval_option (struct plan_ctx *c, int spec_index,
