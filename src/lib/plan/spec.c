@@ -427,6 +427,45 @@ static int load_pricing (const struct gp_doc *doc, const json_t *p,
     return 0;
 }
 
+/* The option's kind into o->kind: 'expand' is an onprem option over the
+ * existing fleet (its accelerator, checked); 'burst' keeps the existing
+ * fleet and rents the demand above it (docs/model/cost.md, "Cloud
+ * burst"); both need 'existing:'.
+ */
+static int load_fleet_kind (const struct gp_doc *doc, const json_t *j,
+                            const char *what, const struct opt_in *in,
+                            const struct gp_plan_spec *s,
+                            struct gp_plan_option_spec *o, gp_error_t *err)
+{
+    const struct gp_plan_existing *ex = &s->existing;
+    if (in->kind >= 2 && ex->gpus < 1)
+        return gp_doc_errorf (doc, json_object_get (j, "kind"), err,
+                              GP_EPARSE,
+                              "%s.kind: '%s' needs an existing fleet "
+                              "(existing: accelerator, gpus)",
+                              what, opt_kinds[in->kind]);
+    o->kind = in->kind == 2   ? GP_OPT_ONPREM
+              : in->kind == 3 ? GP_OPT_BURST
+                              : (enum gp_option_kind)in->kind;
+    if (in->kind == 2 && !in->o.accel_id[0])
+        snprintf (o->accel_id, sizeof o->accel_id, "%s", ex->accel_id);
+    if (in->kind >= 2 && o->accel_id[0]
+        && strcasecmp (o->accel_id, ex->accel_id))
+        return gp_doc_errorf (doc, json_object_get (j, "accelerator"), err,
+                              GP_EPARSE,
+                              "%s.accelerator: a %s option is of the "
+                              "existing fleet's %s, not %s",
+                              what, opt_kinds[in->kind], ex->accel_id,
+                              o->accel_id);
+    if (o->kind == GP_OPT_BURST && in->gpus)
+        return gp_doc_errorf (doc, json_object_get (j, "gpus"), err,
+                              GP_EPARSE,
+                              "%s.gpus: a burst option keeps the existing "
+                              "fleet (existing.gpus); its size is not set",
+                              what);
+    return 0;
+}
+
 static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
                         struct gp_plan_spec *s, const struct gp_catalog *cat,
                         gp_error_t *err)
@@ -440,37 +479,10 @@ static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
     snprintf (what, sizeof what, "options[%zu]", i);
     if (gp_doc_unpack (doc, j, what, opt_fields, &in, err) != 0)
         return err ? err->code : GP_EPARSE;
-    /* 'expand' is an onprem option over the existing fleet; 'burst' keeps
-     * the existing fleet and rents the demand above it (cost.md).
-     */
-    const struct gp_plan_existing *ex = &s->existing;
-    if (in.kind >= 2 && ex->gpus < 1)
-        return gp_doc_errorf (doc, json_object_get (j, "kind"), err,
-                              GP_EPARSE,
-                              "%s.kind: '%s' needs an existing fleet "
-                              "(existing: accelerator, gpus)",
-                              what, opt_kinds[in.kind]);
     struct gp_plan_option_spec *o = &s->options[i];
     *o = in.o;
-    o->kind = in.kind == 2   ? GP_OPT_ONPREM
-              : in.kind == 3 ? GP_OPT_BURST
-                             : (enum gp_option_kind)in.kind;
-    if (in.kind == 2 && !in.o.accel_id[0])
-        snprintf (o->accel_id, sizeof o->accel_id, "%s", ex->accel_id);
-    if (in.kind >= 2 && o->accel_id[0]
-        && strcasecmp (o->accel_id, ex->accel_id))
-        return gp_doc_errorf (doc, json_object_get (j, "accelerator"), err,
-                              GP_EPARSE,
-                              "%s.accelerator: a %s option is of the "
-                              "existing fleet's %s, not %s",
-                              what, opt_kinds[in.kind], ex->accel_id,
-                              o->accel_id);
-    if (o->kind == GP_OPT_BURST && in.gpus)
-        return gp_doc_errorf (doc, json_object_get (j, "gpus"), err,
-                              GP_EPARSE,
-                              "%s.gpus: a burst option keeps the existing "
-                              "fleet (existing.gpus); its size is not set",
-                              what);
+    if (load_fleet_kind (doc, j, what, &in, s, o, err) != 0)
+        return err ? err->code : GP_EPARSE;
     o->liquid = in.cooling == 1;
     o->gpus = in.gpus;
     o->max_gpus = in.max_gpus;
@@ -548,6 +560,7 @@ static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
         if (in.pricing && load_pricing (doc, in.pricing, what, &o->pricing,
                                         err) != 0)
             return err ? err->code : GP_EPARSE;
+        const struct gp_plan_existing *ex = &s->existing;
         if (o->kind == GP_OPT_BURST
             && o->gpus_per_node != gp_plan_node_gpus (ex->accel))
             return gp_doc_errorf (doc, json_object_get (j, "instance"), err,
