@@ -115,9 +115,15 @@ int gp_plan_wl_allows_spot (const struct gp_plan_workload *w);
 enum gp_option_kind {
     GP_OPT_ONPREM,
     GP_OPT_CLOUD,
+    /* Cloud burst (docs/model/cost.md, "Cloud burst"): the existing
+     * fleet kept for the whole horizon, the demand above its free GPUs
+     * rented from the option's cloud instance under one pricing model.
+     */
+    GP_OPT_BURST,
 };
 
-/* The spec keyword of 'k' ("onprem", "cloud"); "?" outside the enum.
+/* The spec keyword of 'k' ("onprem", "cloud", "burst"); "?" outside the
+ * enum.
  * Static storage.
  */
 const char *gp_option_kind_str (enum gp_option_kind k);
@@ -194,6 +200,13 @@ struct gp_plan_existing {
     long long gpus;
     double age_years;           /* age of the owned hardware today */
     int line, col;
+    /* existing.baseline: GPUs of the owned fleet held by work outside the
+     * portfolio, rounded up to whole nodes (a value below 1 in the spec
+     * is a share of 'gpus', 1 or more a GPU count); the portfolio uses
+     * gpus - baseline_gpus of them.  0 = none.
+     */
+    double baseline;            /* as written */
+    long long baseline_gpus;    /* resolved, whole nodes */
 };
 
 struct gp_plan_spec {

@@ -621,9 +621,9 @@ static void test_existing_fleet (void **state)
               with ("options:\n", "existing: {accelerator: H100-SXM, gpus: 8, "
                                   "delivery_lead_time: 3}\noptions:\n"));
     expect_error (spec, GP_ENOTSUP, w1);
-    const char *w2[] = {"options[0].kind", "'burst' is not yet supported",
+    const char *w2[] = {"options[0].kind", "'burst' needs an existing fleet",
                         NULL};
-    expect_error (with ("kind: onprem", "kind: burst"), GP_ENOTSUP, w2);
+    expect_error (with ("kind: onprem", "kind: burst"), GP_EPARSE, w2);
     const char *w3[] = {"existing.accelerator", NULL};
     expect_error (with ("options:\n", "existing: {accelerator: H100, "
                                       "gpus: 8}\noptions:\n"),

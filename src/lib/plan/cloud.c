@@ -119,6 +119,40 @@ static void capacity_block_price (struct plan_ctx *c,
     }
 }
 
+/* GPUs per month the option rents: its demand; for a burst option the
+ * demand above the existing fleet's free GPUs (existing.gpus less the
+ * baseline), into 'g'.
+ */
+static void rented_gpus (const struct plan_ctx *c,
+                         const struct gp_plan_option *o, double *g)
+{
+    const struct gp_plan_existing *ex = &c->s->existing;
+    double owned = o->kind == GP_OPT_BURST
+                       ? (double)(ex->gpus - ex->baseline_gpus)
+                       : 0;
+    for (size_t t = 0; t < o->n_periods; t++)
+        g[t] = fmax (0, o->demand_gpus[t] - owned);
+}
+
+/* Spot-tolerant nodes of a burst option: the owned GPUs serve deadline
+ * training and services first, so the rented nodes are the tolerant work
+ * up to all of them (docs/model/cost.md, "Cloud burst").
+ */
+static void burst_tolerant (struct plan_ctx *c, struct gp_plan_option *o,
+                            const double *d, double *tol)
+{
+    const struct plan_sizing *z = gp_plan_sizing_of (c, o->spec_index,
+                                                     o->n_periods);
+    double sum = 0, dsum = 0;
+    for (size_t t = 0; t < o->n_periods; t++) {
+        double ok = z && z->code == 0 ? z->spot_ok[t] * c->pt.demand : 0;
+        tol[t] = fmin (d[t], floor (ok / o->gpus_per_node + 1e-9));
+        sum += tol[t];
+        dsum += d[t];
+    }
+    o->spot_tolerant_share = dsum > 0 ? sum / dsum : 0;
+}
+
 /* The linear program's input for the option's pricing model; 'd' gets
  * the nodes demanded per month.
  */
@@ -128,8 +162,10 @@ static void cloud_mix_in (struct plan_ctx *c, struct gp_plan_option *o,
 {
     size_t T = o->n_periods;
     double max_nodes = 0;
+    double g[GP_PLAN_MAX_PERIODS];
+    rented_gpus (c, o, g);
     for (size_t t = 0; t < T; t++) {
-        d[t] = ceil (o->demand_gpus[t] / o->gpus_per_node - 1e-9);
+        d[t] = ceil (g[t] / o->gpus_per_node - 1e-9);
         if (d[t] > max_nodes)
             max_nodes = d[t];
     }
@@ -148,7 +184,10 @@ static void cloud_mix_in (struct plan_ctx *c, struct gp_plan_option *o,
     mi->period_hours = HOURS_PER_MONTH;
     mi->spot_overhead = o->spot_overhead;
     mi->integer = 1;
-    spot_tolerant (c, o, d, tol);
+    if (o->kind == GP_OPT_BURST)
+        burst_tolerant (c, o, d, tol);
+    else
+        spot_tolerant (c, o, d, tol);
     mi->spot_cap = tol;
     long long cap_gpus = c->s->options[o->spec_index].max_gpus;
     if (cap_gpus > 0) {
@@ -216,7 +255,10 @@ static void cloud_costs (struct plan_ctx *c, struct gp_plan_option *o,
     size_t T = o->n_periods;
     double fs_price = P (c, "fsx-lustre-p2-ssd-125", "price_usd_per_gb_month")
                       * c->pt.price;
-    double storage_month = o->stor.fast_bytes / 1e9 * fs_price;
+    /* a burst option's rented nodes use the owned cluster's storage */
+    double storage_month = o->kind == GP_OPT_BURST
+                               ? 0
+                               : o->stor.fast_bytes / 1e9 * fs_price;
     o->cloud_storage_usd = storage_month * (double)T;
     o->cloud_compute_usd = m->cost;
     o->commit_usd = 0;
@@ -351,7 +393,8 @@ void gp_plan_log_cloud (struct plan_ctx *c)
  * option infeasible (GP_INFEAS_CAPACITY) when the fleet exceeds it.
  */
 static int capacity_caps (struct plan_ctx *c, struct gp_plan_option *o,
-                          const struct gp_instance *in, struct gp_mix_in *mi)
+                          const struct gp_instance *in, long long need,
+                          struct gp_mix_in *mi)
 {
     const struct gp_plan_option_spec *os = &c->s->options[o->spec_index];
     double gpn = o->gpus_per_node;
@@ -374,12 +417,12 @@ static int capacity_caps (struct plan_ctx *c, struct gp_plan_option *o,
         if (o->max_gpus == 0 || cb < o->max_gpus)
             o->max_gpus = cb;
     }
-    if (o->max_gpus > 0 && o->gpus > o->max_gpus) {
+    if (o->max_gpus > 0 && need > o->max_gpus) {
         o->cost_why = GP_INFEAS_CAPACITY;
         gp_plan_status_set (&o->cost, GP_EINFEASIBLE,
                             "capacity: the fleet needs %lld GPUs of %s, at "
                             "most %lld obtainable (%s)",
-                            o->gpus, in->id, o->max_gpus,
+                            need, in->id, o->max_gpus,
                             os->max_gpus > 0 && os->max_gpus <= o->max_gpus
                                 ? "options.max_gpus"
                             : o->pricing == GP_PRICE_CAPACITY_BLOCK
@@ -391,11 +434,11 @@ static int capacity_caps (struct plan_ctx *c, struct gp_plan_option *o,
     return 0;
 }
 
-void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
+/* The cloud's fabric and supporting nodes of a cloud option. */
+static void cloud_fabric (struct plan_ctx *c, struct gp_plan_option *o,
+                          const struct gp_instance *in)
 {
-    const struct gp_instance *in = c->s->options[o->spec_index].inst;
     o->cloud_fabric = 1;
-    o->cost_why = GP_INFEAS_NONE;
     snprintf (o->fabric_name, sizeof o->fabric_name, "%s fabric (%s)",
               in->cloud, in->fabric[0] ? in->fabric : "unknown");
     o->fabric.per_gpu_bw = in->net_bw / in->n_accels;
@@ -407,6 +450,26 @@ void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
     o->mgmt_nodes = 0;
     o->cpu_nodes = (int)ceil (o->stor.read_bw
                               / fmax (A (c, "cpu_node_preprocess_bw"), 1));
+}
+
+long long gp_plan_rented_peak (const struct plan_ctx *c,
+                               const struct gp_plan_option *o)
+{
+    if (o->kind != GP_OPT_BURST)
+        return o->gpus;
+    double g[GP_PLAN_MAX_PERIODS], most = 0;
+    rented_gpus (c, o, g);
+    for (size_t t = 0; t < o->n_periods; t++)
+        most = fmax (most, ceil (g[t] / o->gpus_per_node - 1e-9));
+    return (long long)most * o->gpus_per_node;
+}
+
+void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
+{
+    const struct gp_instance *in = c->s->options[o->spec_index].inst;
+    o->cost_why = GP_INFEAS_NONE;
+    if (o->kind != GP_OPT_BURST)
+        cloud_fabric (c, o, in);
     char what[GP_PLAN_TEXT];
     snprintf (what, sizeof what, "instances.csv %s %s prices", in->id,
               in->region);
@@ -449,7 +512,7 @@ void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o)
                             "allow_spot: true)");
         return;
     }
-    if (capacity_caps (c, o, in, &mi) != 0)
+    if (capacity_caps (c, o, in, gp_plan_rented_peak (c, o), &mi) != 0)
         return;
     struct gp_mix m;
     gp_error_t err = {0};

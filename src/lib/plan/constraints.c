@@ -73,7 +73,7 @@ void gp_plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o)
     o->shortfalls = shortfalls_of (o);
     o->feasible = 1;
     o->infeasible = GP_INFEAS_NONE;
-    if (o->kind == GP_OPT_CLOUD && !cloud_allowed (c->s, o->cloud)) {
+    if (o->kind != GP_OPT_ONPREM && !cloud_allowed (c->s, o->cloud)) {
         reject (o, GP_INFEAS_CLOUD, "cloud %s is not in constraints.clouds",
                 o->cloud);
         return;

@@ -192,7 +192,7 @@ static void option_init (struct plan_ctx *c, int spec_index,
     o->spec_index = spec_index;
     o->kind = os->kind;
     o->pricing = pr;
-    if (os->kind == GP_OPT_CLOUD)
+    if (os->kind != GP_OPT_ONPREM)
         snprintf (o->name, sizeof o->name, "%s/%s", os->name,
                   gp_pricing_str (pr));
     else
@@ -267,6 +267,8 @@ static void option_fleet (struct plan_ctx *c,
         o->gpus = fleet;
 }
 
+static void needs_gpus (struct gp_plan_option *o);
+
 /* The GPU count; 0, or -1 when the option cannot be sized (every other
  * part then says it needs the GPU count).
  */
@@ -286,6 +288,13 @@ static int option_compute (struct plan_ctx *c,
     basis_render (o, z ? z->basis : "");
     if (o->compute.code == 0)
         return 0;
+    needs_gpus (o);
+    return -1;
+}
+
+/* Every part after the GPU count says it needs it. */
+static void needs_gpus (struct gp_plan_option *o)
+{
     int code = o->compute.code;
     gp_plan_status_set (&o->network, code, "needs the GPU count");
     gp_plan_status_set (&o->storage, code, "needs the GPU count");
@@ -293,7 +302,6 @@ static int option_compute (struct plan_ctx *c,
     gp_plan_status_set (&o->cost, code, "needs the GPU count");
     gp_plan_status_set (&o->unit_costs, code, "needs the GPU count");
     gp_plan_status_set (&o->sim, code, "needs the GPU count");
-    return -1;
 }
 
 /* Demand GPU-hours and the unit costs at them. */
@@ -353,6 +361,76 @@ static void cloud_present_value (struct plan_ctx *c, struct gp_plan_option *o)
     o->usd_per_gpu_hour *= f;
 }
 
+/* A burst option's owned part: the existing fleet's GPUs free for the
+ * portfolio (existing.gpus less the baseline) in place of the planners'
+ * peak, which stays in sized_gpus; -1 with the compute part infeasible
+ * when the baseline leaves none.
+ */
+static int burst_fleet (struct plan_ctx *c, struct gp_plan_option *o)
+{
+    const struct gp_plan_existing *ex = &c->s->existing;
+    long long free_gpus = ex->gpus - ex->baseline_gpus;
+    if (free_gpus < 1) {
+        gp_plan_status_set (&o->compute, GP_EINFEASIBLE,
+                            "existing.baseline holds all %lld owned GPUs: "
+                            "none is free for the portfolio",
+                            ex->gpus);
+        needs_gpus (o);
+        return -1;
+    }
+    o->gpus = free_gpus;
+    return 0;
+}
+
+/* A burst option's cost: the owned fleet's on-prem charge (onprem.c) plus
+ * the rented demand above it under the option's pricing model (cloud.c),
+ * at present value; the option's GPUs and nodes become the peak, owned
+ * plus the most rented in a month (docs/model/cost.md, "Cloud burst").
+ */
+static void eval_burst (struct plan_ctx *c,
+                        const struct gp_plan_option_spec *os,
+                        struct gp_plan_option *o)
+{
+    gp_plan_eval_onprem (c, os, o);
+    if (o->cost.code)
+        return;
+    double own_tco = o->tco_usd, own_h = o->provisioned_gpu_hours;
+    double own_cum[GP_PLAN_MAX_PERIODS];
+    memcpy (own_cum, o->cum_cost, sizeof own_cum);
+    gp_plan_eval_cloud (c, o);
+    if (o->cost.code)
+        return;
+    cloud_present_value (c, o);
+    double rent = o->tco_usd, rent_h = o->provisioned_gpu_hours;
+    long long peak = gp_plan_rented_peak (c, o);
+    o->onprem.burst_usd = rent;
+    o->onprem.burst_gpu_hours = rent_h;
+    o->onprem.tco = own_tco + rent;
+    o->onprem.gpu_hours = own_h + rent_h;
+    o->onprem.usd_per_gpu_hour = o->onprem.gpu_hours > 0
+                                     ? o->onprem.tco / o->onprem.gpu_hours
+                                     : 0;
+    o->tco_usd = o->onprem.tco;
+    o->provisioned_gpu_hours = o->onprem.gpu_hours;
+    o->usd_per_gpu_hour = o->onprem.usd_per_gpu_hour;
+    for (size_t t = 0; t < o->n_periods; t++)
+        o->cum_cost[t] += own_cum[t];
+    if (c->r) {
+        char u[32];
+        gp_plan_log (c, "%s: the demand above the %lld owned GPUs is rented "
+                        "(%s %s, at most %lld GPUs in a month, %.0f "
+                        "GPU-hours, %s)",
+                     o->name, o->gpus, o->instance,
+                     gp_pricing_str (o->pricing), peak, rent_h,
+                     gp_fmt_usd (rent, u, sizeof u));
+    }
+    o->gpus += peak;
+    o->nodes += peak / o->gpus_per_node;
+    o->scale_up_domains = (o->gpus + o->scale_up_domain - 1)
+                          / o->scale_up_domain;
+    stack_for (o);      /* the tier of the whole (peak) cluster */
+}
+
 static void eval_option (struct plan_ctx *c, int spec_index,
                          enum gp_pricing pr, struct gp_plan_option *o)
 {
@@ -362,18 +440,21 @@ static void eval_option (struct plan_ctx *c, int spec_index,
     const struct plan_sizing *z = gp_plan_sizing_of (c, spec_index,
                                                      o->n_periods);
     if (option_compute (c, os, z, o) != 0
+        || (os->kind == GP_OPT_BURST && burst_fleet (c, o) != 0)
         || (os->kind == GP_OPT_ONPREM && c->s->cons.min_availability > 0
             && gp_plan_availability_spares (c, os, z, o) != 0)) {
         gp_plan_check_constraints (c, o);
         return;
     }
-    o->nodes = o->gpus / o->gpus_per_node;
+    o->nodes = (o->gpus + o->gpus_per_node - 1) / o->gpus_per_node;
     o->scale_up_domains = (o->gpus + o->scale_up_domain - 1)
                           / o->scale_up_domain;
     stack_for (o);
     eval_storage (c, z, o);
     if (os->kind == GP_OPT_ONPREM)
         gp_plan_eval_onprem (c, os, o);
+    else if (os->kind == GP_OPT_BURST)
+        eval_burst (c, os, o);
     else {
         gp_plan_eval_cloud (c, o);
         cloud_present_value (c, o);

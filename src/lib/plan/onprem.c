@@ -223,16 +223,19 @@ static double onprem_od_price (struct plan_ctx *c,
                                const struct gp_instance **bi_out);
 
 /* The spec's existing fleet inside this build: the owned GPUs of the
- * same accelerator (at most the build's), whose servers are not bought
- * again.  Moves their share of o->capex_servers into cin.
+ * same accelerator free for the portfolio (existing.gpus less the
+ * baseline held by other work; at most the build's), whose servers are
+ * not bought again.  Moves their share of o->capex_servers into cin.
  */
 static long long onprem_owned (struct plan_ctx *c, struct gp_plan_option *o,
                                struct gp_onprem_in *cin)
 {
     const struct gp_plan_existing *ex = &c->s->existing;
-    if (ex->gpus < 1 || o->gpus < 1 || strcasecmp (ex->accel_id, o->accel_id))
+    long long free_gpus = ex->gpus - ex->baseline_gpus;
+    if (free_gpus < 1 || o->gpus < 1
+        || strcasecmp (ex->accel_id, o->accel_id))
         return 0;
-    long long owned = ex->gpus < o->gpus ? ex->gpus : o->gpus;
+    long long owned = free_gpus < o->gpus ? free_gpus : o->gpus;
     cin->owned_gpu_share = (double)owned / (double)o->gpus;
     double usd = o->capex_servers * (double)owned / (double)o->gpus;
     o->capex_servers -= usd;
@@ -240,12 +243,22 @@ static long long onprem_owned (struct plan_ctx *c, struct gp_plan_option *o,
     cin->owned_servers_usd = usd;
     cin->owned_age_years = ex->age_years;
     char u[32];
-    if (c->r)
+    if (c->r && o->kind == GP_OPT_BURST)
+        gp_plan_log (c, "%s: keeps the existing fleet: %lld owned %s GPUs "
+                        "(%.3g years old, %s new), nothing bought",
+                     o->name, owned, o->accel_id, ex->age_years,
+                     gp_fmt_usd (usd, u, sizeof u));
+    else if (c->r)
         gp_plan_log (c, "%s: expands the existing fleet: %lld of its %lld %s "
                         "GPUs are owned (%.3g years old, %s new), only the "
                         "rest is bought",
                      o->name, owned, o->gpus, o->accel_id, ex->age_years,
                      gp_fmt_usd (usd, u, sizeof u));
+    if (c->r && ex->baseline_gpus > 0)
+        gp_plan_log (c, "%s: existing.baseline: %lld of the %lld owned GPUs "
+                        "serve work outside the portfolio and are not "
+                        "charged to it",
+                     o->name, ex->baseline_gpus, ex->gpus);
     return owned;
 }
 
@@ -302,7 +315,9 @@ static int onprem_tco (struct plan_ctx *c, struct gp_plan_option *o)
     struct gp_onprem_in cin = {0};
     cin.capex_servers = o->capex_servers;
     long long owned = onprem_owned (c, o, &cin);
-    double lead = A (c, "delivery_lead_time_months");
+    /* a burst option buys no GPUs: nothing waits for delivery */
+    double lead = o->kind == GP_OPT_BURST ? 0
+                                          : A (c, "delivery_lead_time_months");
     cin.delivery_years = lead / 12;
     cin.capex_network = o->capex_network;
     cin.capex_storage = o->capex_storage;

@@ -198,6 +198,12 @@ void gp_plan_eval_onprem (struct plan_ctx *c,
 /* cloud.c */
 const char *gp_plan_cloud_fs_row (const char *cloud);
 void gp_plan_eval_cloud (struct plan_ctx *c, struct gp_plan_option *o);
+/* The most GPUs option 'o' rents in a month, in whole instances: a
+ * cloud option's fleet; a burst option's demand above the existing
+ * fleet's free GPUs (docs/model/cost.md, "Cloud burst").
+ */
+long long gp_plan_rented_peak (const struct plan_ctx *c,
+                               const struct gp_plan_option *o);
 /* Decision-log lines for the cloud options: each flagged or undated
  * price used, and once the options whose obtainable capacity has no
  * published figure.

@@ -139,7 +139,7 @@ static int validate (struct plan_ctx *c, gp_error_t *err)
     const struct gp_plan_spec *s = c->s;
     for (size_t i = 0; i < s->n_options; i++) {
         const struct gp_plan_option_spec *os = &s->options[i];
-        if (os->kind != GP_OPT_ONPREM)
+        if (os->kind == GP_OPT_CLOUD)
             continue;
         double v;
         if (gp_plan_node_power_w (c, os, &v) != 0)

@@ -33,7 +33,7 @@ const char *gp_wl_kind_str (enum gp_wl_kind k)
 
 const char *gp_option_kind_str (enum gp_option_kind k)
 {
-    return (unsigned)k < 2 ? opt_kinds[k] : "?";
+    return k == GP_OPT_BURST ? "burst" : (unsigned)k < 2 ? opt_kinds[k] : "?";
 }
 
 struct top {
@@ -474,6 +474,45 @@ static int load_pricing (const struct gp_doc *doc, const json_t *p,
     return 0;
 }
 
+/* The option's kind into o->kind: 'expand' is an onprem option over the
+ * existing fleet (its accelerator, checked); 'burst' keeps the existing
+ * fleet and rents the demand above it (docs/model/cost.md, "Cloud
+ * burst"); both need 'existing:'.
+ */
+static int load_fleet_kind (const struct gp_doc *doc, const json_t *j,
+                            const char *what, const struct opt_in *in,
+                            const struct gp_plan_spec *s,
+                            struct gp_plan_option_spec *o, gp_error_t *err)
+{
+    const struct gp_plan_existing *ex = &s->existing;
+    if (in->kind >= 2 && ex->gpus < 1)
+        return gp_doc_errorf (doc, json_object_get (j, "kind"), err,
+                              GP_EPARSE,
+                              "%s.kind: '%s' needs an existing fleet "
+                              "(existing: accelerator, gpus)",
+                              what, opt_kinds[in->kind]);
+    o->kind = in->kind == 2   ? GP_OPT_ONPREM
+              : in->kind == 3 ? GP_OPT_BURST
+                              : (enum gp_option_kind)in->kind;
+    if (in->kind == 2 && !in->o.accel_id[0])
+        snprintf (o->accel_id, sizeof o->accel_id, "%s", ex->accel_id);
+    if (in->kind >= 2 && o->accel_id[0]
+        && strcasecmp (o->accel_id, ex->accel_id))
+        return gp_doc_errorf (doc, json_object_get (j, "accelerator"), err,
+                              GP_EPARSE,
+                              "%s.accelerator: a %s option is of the "
+                              "existing fleet's %s, not %s",
+                              what, opt_kinds[in->kind], ex->accel_id,
+                              o->accel_id);
+    if (o->kind == GP_OPT_BURST && in->gpus)
+        return gp_doc_errorf (doc, json_object_get (j, "gpus"), err,
+                              GP_EPARSE,
+                              "%s.gpus: a burst option keeps the existing "
+                              "fleet (existing.gpus); its size is not set",
+                              what);
+    return 0;
+}
+
 static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
                         struct gp_plan_spec *s, const struct gp_catalog *cat,
                         gp_error_t *err)
@@ -487,17 +526,10 @@ static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
     snprintf (what, sizeof what, "options[%zu]", i);
     if (gp_doc_unpack (doc, j, what, opt_fields, &in, err) != 0)
         return err ? err->code : GP_EPARSE;
-    if (in.kind >= 2)
-        return gp_doc_errorf (doc, json_object_get (j, "kind"), err,
-                              GP_ENOTSUP,
-                              "%s.kind: '%s' is not yet supported; an "
-                              "onprem option of the existing fleet's "
-                              "accelerator expands it (existing:), a cloud "
-                              "burst on top of it is not modelled",
-                              what, opt_kinds[in.kind]);
     struct gp_plan_option_spec *o = &s->options[i];
     *o = in.o;
-    o->kind = (enum gp_option_kind)in.kind;
+    if (load_fleet_kind (doc, j, what, &in, s, o, err) != 0)
+        return err ? err->code : GP_EPARSE;
     o->liquid = in.cooling == 1;
     o->gpus = in.gpus;
     o->max_gpus = in.max_gpus;
@@ -575,6 +607,23 @@ static int load_option (const struct gp_doc *doc, const json_t *j, size_t i,
         if (in.pricing && load_pricing (doc, in.pricing, what, &o->pricing,
                                         err) != 0)
             return err ? err->code : GP_EPARSE;
+        const struct gp_plan_existing *ex = &s->existing;
+        if (o->kind == GP_OPT_BURST
+            && o->gpus_per_node != gp_plan_node_gpus (ex->accel))
+            return gp_doc_errorf (doc, json_object_get (j, "instance"), err,
+                                  GP_EPARSE,
+                                  "%s.instance: %s has %d GPUs per node, the "
+                                  "existing fleet's servers %d",
+                                  what, o->inst->id, o->gpus_per_node,
+                                  gp_plan_node_gpus (ex->accel));
+        if (o->kind == GP_OPT_BURST
+            && strcasecmp (o->accel_id, ex->accel_id))
+            return gp_doc_errorf (doc, json_object_get (j, "instance"), err,
+                                  GP_EPARSE,
+                                  "%s.instance: %s has %s, the existing "
+                                  "fleet %s",
+                                  what, o->inst->id, o->accel_id,
+                                  ex->accel_id);
     }
     return 0;
 }
@@ -624,6 +673,34 @@ static int load_constraints (const struct gp_doc *doc, const json_t *j,
     return 0;
 }
 
+/* existing.baseline: below 1 a share of the owned GPUs, else a GPU
+ * count; rounded up to whole nodes of the accelerator's server
+ * (gp_plan_node_gpus).  At most the owned GPUs.
+ */
+static int load_baseline (const struct gp_doc *doc, const json_t *b,
+                          struct gp_plan_existing *e, gp_error_t *err)
+{
+    double v = json_is_number (b) ? json_number_value (b) : -1;
+    if (!(v >= 0) || (v >= 1 && v != floor (v)))
+        return gp_doc_errorf (doc, b, err, GP_EPARSE,
+                              "existing.baseline: expected a share below 1 "
+                              "or a whole number of GPUs");
+    double g = v < 1 ? v * (double)e->gpus : v;
+    int gpn = gp_plan_node_gpus (e->accel);
+    long long nodes = (long long)ceil (g / gpn - 1e-9);
+    long long bg = nodes * gpn;
+    if (g > (double)e->gpus + 1e-9)
+        return gp_doc_errorf (doc, b, err, GP_EPARSE,
+                              "existing.baseline: %.6g GPUs, more than the "
+                              "%lld owned",
+                              g, e->gpus);
+    if (bg > e->gpus)
+        bg = e->gpus;
+    e->baseline = v;
+    e->baseline_gpus = bg;
+    return 0;
+}
+
 static int load_existing (const struct gp_doc *doc, const json_t *j,
                           struct gp_plan_spec *s, const struct gp_catalog *cat,
                           gp_error_t *err)
@@ -632,17 +709,11 @@ static int load_existing (const struct gp_doc *doc, const json_t *j,
     memset (&in, 0, sizeof in);
     if (gp_doc_unpack (doc, j, "existing", existing_fields, &in, err) != 0)
         return err ? err->code : GP_EPARSE;
-    if (in.lead_time || in.baseline)
-        return gp_doc_errorf (doc, in.lead_time ? in.lead_time : in.baseline,
-                              err, GP_ENOTSUP,
-                              "existing.%s: not yet supported (%s)",
-                              in.lead_time ? "delivery_lead_time"
-                                           : "baseline",
-                              in.lead_time
-                                  ? "the lead time of bought GPUs is "
-                                    "assumptions.delivery_lead_time_months"
-                                  : "the existing fleet's current usage is "
-                                    "not modelled");
+    if (in.lead_time)
+        return gp_doc_errorf (doc, in.lead_time, err, GP_ENOTSUP,
+                              "existing.delivery_lead_time: not yet "
+                              "supported (the lead time of bought GPUs is "
+                              "assumptions.delivery_lead_time_months)");
     gp_error_t e2 = {0};
     in.e.accel = gp_catalog_find_accel (cat, in.e.accel_id, &e2);
     if (!in.e.accel)
@@ -651,6 +722,8 @@ static int load_existing (const struct gp_doc *doc, const json_t *j,
                               e2.text);
     snprintf (in.e.accel_id, sizeof in.e.accel_id, "%s", in.e.accel->id);
     in.e.gpus = in.gpus;
+    if (in.baseline && load_baseline (doc, in.baseline, &in.e, err) != 0)
+        return err ? err->code : GP_EPARSE;
     gp_doc_pos (doc, j, &in.e.line, &in.e.col);
     s->existing = in.e;
     return 0;

@@ -91,7 +91,7 @@ static json_t *network_json (const struct gp_plan_option *o)
     set (n, "bandwidth_shortfall", o->need_bw_known
                                        ? json_boolean (o->bw_short)
                                        : json_null ());
-    if (o->kind == GP_OPT_ONPREM && ok_n) {
+    if (o->kind != GP_OPT_CLOUD && ok_n) {
         const struct gp_fabric *f = &o->fabric;
         set (n, "tiers", json_integer (f->tiers));
         set (n, "rails", json_integer (f->rails));
@@ -134,7 +134,7 @@ static json_t *storage_json (const struct gp_plan_option *o)
 static json_t *power_json (const struct gp_plan_option *o)
 {
     int ok_c = o->compute.code == 0;
-    int onprem_pow = o->kind == GP_OPT_ONPREM && o->power.code == 0
+    int onprem_pow = o->kind != GP_OPT_CLOUD && o->power.code == 0
                      && ok_c;
     json_t *p = json_object ();
     part_status (p, &o->power);
@@ -159,7 +159,7 @@ static json_t *cost_json (const struct gp_plan_option *o)
     json_t *k = json_object ();
     part_status (k, &o->cost);
     if (ok_cost) {
-        if (o->kind == GP_OPT_ONPREM) {
+        if (o->kind != GP_OPT_CLOUD) {
             const struct gp_onprem_cost *oc = &o->onprem;
             set (k, "capex_usd", json_real (oc->capex));
             set (k, "capex_servers_usd", json_real (o->capex_servers));
@@ -184,7 +184,8 @@ static json_t *cost_json (const struct gp_plan_option *o)
             set (k, "delivery_years", json_real (oc->delivery_years));
             set (k, "burst_usd", json_real (oc->burst_usd));
             set (k, "burst_gpu_hours", json_real (oc->burst_gpu_hours));
-        } else {
+        }
+        if (o->kind != GP_OPT_ONPREM) {
             set (k, "compute_usd", json_real (o->cloud_compute_usd));
             set (k, "storage_usd", json_real (o->cloud_storage_usd));
             set (k, "committed_usd", json_real (o->commit_usd));
@@ -341,10 +342,11 @@ static json_t *option_json (const struct gp_plan_option *o)
     json_t *j = json_object ();
     int ok_c = o->compute.code == 0;
     set (j, "name", json_string (o->name));
-    set (j, "kind", json_string (o->kind == GP_OPT_ONPREM ? "on-prem"
-                                                          : "cloud"));
+    set (j, "kind", json_string (o->kind == GP_OPT_ONPREM  ? "on-prem"
+                                 : o->kind == GP_OPT_BURST ? "burst"
+                                                           : "cloud"));
     set (j, "status", json_string (gp_report_option_status (o)));
-    set (j, "pricing", o->kind == GP_OPT_CLOUD
+    set (j, "pricing", o->kind != GP_OPT_ONPREM
                            ? json_string (gp_pricing_str (o->pricing))
                            : json_null ());
     set (j, "accelerator", json_string (o->accel_id));
@@ -370,7 +372,7 @@ static json_t *option_json (const struct gp_plan_option *o)
     set (j, "cost_per_used_gpu_hour_usd",
          num_or_null (ok_cost && o->usd_per_used_gpu_hour > 0,
                       o->usd_per_used_gpu_hour));
-    int onprem_pow = o->kind == GP_OPT_ONPREM && o->power.code == 0
+    int onprem_pow = o->kind != GP_OPT_CLOUD && o->power.code == 0
                      && ok_c;
     set (j, "power_kw", num_or_null (onprem_pow, o->pow.it_w / 1e3));
     set (j, "spare_nodes", o->availability > 0
