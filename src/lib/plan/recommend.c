@@ -382,19 +382,22 @@ static void set_rules (const struct gp_plan_result *r, size_t i, int b,
             u->train_batch_tokens = z->first_batch_tokens;
         }
         if (z->n_services) {
-            u->serve = o->kind == GP_OPT_CLOUD ? GP_RULE_SERVE_CHEAPEST_MTOK
-                                               : GP_RULE_SERVE_FEWEST_GPUS;
+            u->serve = o->kind != GP_OPT_ONPREM ? GP_RULE_SERVE_CHEAPEST_MTOK
+                                                : GP_RULE_SERVE_FEWEST_GPUS;
             snprintf (u->serve_precision, sizeof u->serve_precision, "%s",
                       z->first_serve_precision);
         }
     }
     u->pricing = o->kind == GP_OPT_ONPREM ? GP_RULE_PRICE_ONPREM_TCO
                                           : GP_RULE_PRICE_CLOUD;
-    if (o->kind == GP_OPT_CLOUD
+    /* A burst option rents its demand above the owned GPUs as a cloud
+     * option does (docs/model/cost.md, "Cloud burst").
+     */
+    if (o->kind != GP_OPT_ONPREM
         && (o->pricing == GP_PRICE_SPOT || o->pricing == GP_PRICE_MIX))
         u->spot = o->spot_tolerant_share > 0 ? GP_RULE_SPOT_CAPPED
                                              : GP_RULE_SPOT_NONE_TOLERANT;
-    u->cap_gpus = o->kind == GP_OPT_CLOUD ? o->max_gpus : 0;
+    u->cap_gpus = o->kind != GP_OPT_ONPREM ? o->max_gpus : 0;
     u->shortfalls = o->shortfalls;
     if (!o->feasible) {
         u->verdict = GP_RULE_VERDICT_REJECTED;
@@ -429,7 +432,7 @@ static void log_rules (struct plan_ctx *c, int b)
         set_rules (r, i, b, z);
         char t[GP_PLAN_TEXT];
         gp_plan_rules_text (&o->rules,
-                            o->kind == GP_OPT_CLOUD
+                            o->kind != GP_OPT_ONPREM
                                 ? gp_pricing_str (o->pricing)
                                 : NULL,
                             t, sizeof t);

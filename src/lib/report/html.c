@@ -413,7 +413,7 @@ static void options_table (struct rbuf *b, const struct gp_plan_result *r)
         int okp = okc && o->kind == GP_OPT_ONPREM && o->power.code == 0;
         gp_rb_printf (b, "<tr>");
         td (b, o->name);
-        td (b, o->kind == GP_OPT_ONPREM ? "on-prem" : "cloud");
+        td (b, gp_report_option_kind (o));
         snprintf (u, sizeof u, okc ? "%lld" : "-", o->gpus);
         td (b, u);
         snprintf (u, sizeof u, okc ? "%lld" : "-", o->nodes);

@@ -342,9 +342,7 @@ static json_t *option_json (const struct gp_plan_option *o)
     json_t *j = json_object ();
     int ok_c = o->compute.code == 0;
     set (j, "name", json_string (o->name));
-    set (j, "kind", json_string (o->kind == GP_OPT_ONPREM  ? "on-prem"
-                                 : o->kind == GP_OPT_BURST ? "burst"
-                                                           : "cloud"));
+    set (j, "kind", json_string (gp_report_option_kind (o)));
     set (j, "status", json_string (gp_report_option_status (o)));
     set (j, "pricing", o->kind != GP_OPT_ONPREM
                            ? json_string (gp_pricing_str (o->pricing))

@@ -117,6 +117,13 @@ const char *gp_report_fmt_q (double v, enum gp_quantity q, char *buf, size_t n)
     return gp_format_quantity (v, q, 0, buf, n);
 }
 
+const char *gp_report_option_kind (const struct gp_plan_option *o)
+{
+    return o->kind == GP_OPT_ONPREM  ? "on-prem"
+           : o->kind == GP_OPT_BURST ? "burst"
+                                     : "cloud";
+}
+
 const char *gp_report_option_status (const struct gp_plan_option *o)
 {
     if (o->compute.code == GP_ENOTSUP)

@@ -51,6 +51,8 @@ const char *gp_report_fmt_q (double v, enum gp_quantity q, char *buf,
                              size_t n);
 /* "ok", "infeasible", "incomplete" or "not yet supported". */
 const char *gp_report_option_status (const struct gp_plan_option *o);
+/* "on-prem", "burst" or "cloud" (static). */
+const char *gp_report_option_kind (const struct gp_plan_option *o);
 
 /* ------------------------------ the writer ----------------------------- */
 

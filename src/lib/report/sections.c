@@ -41,8 +41,7 @@ static void options_row (struct rout *out, const struct gp_plan_option *o)
     else
         snprintf (x[5], 48, o->kind == GP_OPT_CLOUD ? "in price" : "-");
     snprintf (x[6], 48, okp ? "%lld" : "-", o->pow.racks);
-    const char *row[] = {o->name, o->kind == GP_OPT_ONPREM ? "on-prem"
-                                                           : "cloud",
+    const char *row[] = {o->name, gp_report_option_kind (o),
                          x[0], x[1], x[2], x[3], x[4], x[5], x[6],
                          gp_report_option_status (o)};
     gp_rout_row (out, row);
