@@ -18,46 +18,7 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/report.h"
 
-struct fx {
-    struct gp_catalog *cat;
-    struct gp_doc *doc;
-    struct gp_plan_spec *spec;
-    struct gp_plan_result *res;
-};
-
-static int load (struct fx *f, const char *text, gp_error_t *err)
-{
-    memset (f, 0, sizeof *f);
-    f->cat = gp_catalog_load (NULL, err);
-    if (!f->cat)
-        return -1;
-    f->doc = gp_doc_parse (text, strlen (text), "plan.yaml", err);
-    if (!f->doc)
-        return -1;
-    f->spec = gp_plan_spec_from_doc (f->doc, f->cat, err);
-    if (!f->spec)
-        return -1;
-    f->res = gp_plan_run (f->spec, f->cat, err);
-    return f->res ? 0 : -1;
-}
-
-static void unload (struct fx *f)
-{
-    gp_plan_result_destroy (f->res);
-    gp_plan_spec_destroy (f->spec);
-    gp_doc_destroy (f->doc);
-    gp_catalog_destroy (f->cat);
-}
-
-static const struct gp_plan_option *find (const struct gp_plan_result *r,
-                                          const char *name)
-{
-    for (size_t i = 0; i < r->n_options; i++)
-        if (strcmp (r->options[i].name, name) == 0)
-            return &r->options[i];
-    fail_msg ("no option %s", name);
-    return NULL;
-}
+#include "plan_fixture.h"
 
 /* The log line that starts with 'prefix', or NULL. */
 static const char *log_line (const struct gp_plan_result *r,
