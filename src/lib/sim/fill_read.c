@@ -57,29 +57,17 @@ static int int_field (const struct frd *r, const struct gp_csv_row *row,
     return 0;
 }
 
-/* A row of the Alibaba PAI 2020 machine spec (no header). */
-static int pai_row (struct frd *r, const struct gp_csv_row *row, gp_error_t *err)
+/* Resolve the GPU model 'model' of 'nd' (nodes with GPUs only) and append
+ * the node to r->in.
+ */
+static int push_node (struct frd *r, const struct gp_csv_row *row,
+                      struct gp_fill_node nd, const char *model,
+                      gp_error_t *err)
 {
     struct gp_fill_input *in = r->in;
-    if (row->n_fields != 5)
-        return gp_errprintf (err, GP_EPARSE,
-                             "%s:%zu: %zu fields, the machine spec has 5 "
-                             "(machine,gpu_type,cap_cpu,cap_mem,cap_gpu)",
-                             r->name, row->line, row->n_fields);
-    struct gp_fill_node nd;
-    int cores, gb;
-    r->c[0] = 2;
-    r->c[1] = 3;
-    r->c[2] = 4;
-    if (int_field (r, row, 0, "cap_cpu", 0, 100000, &cores, err)
-        || int_field (r, row, 1, "cap_mem", 0, 1000000, &gb, err)
-        || int_field (r, row, 2, "cap_gpu", 0, MAX_GPN, &nd.n_gpus, err))
-        return GP_EPARSE;
-    nd.cpu_milli = cores * 1000;
-    nd.mem_mib = gb * 1024;
     nd.model = -1;
     if (nd.n_gpus > 0) {
-        nd.model = model_index (in, row->fields[1]);
+        nd.model = model_index (in, model);
         if (nd.model == -2)
             return gp_errprintf (err, GP_ERANGE,
                                  "%s:%zu: more than 32 GPU models",
@@ -96,10 +84,31 @@ static int pai_row (struct frd *r, const struct gp_csv_row *row, gp_error_t *err
     return 0;
 }
 
+/* A row of the Alibaba PAI 2020 machine spec (no header). */
+static int pai_row (struct frd *r, const struct gp_csv_row *row, gp_error_t *err)
+{
+    if (row->n_fields != 5)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: %zu fields, the machine spec has 5 "
+                             "(machine,gpu_type,cap_cpu,cap_mem,cap_gpu)",
+                             r->name, row->line, row->n_fields);
+    struct gp_fill_node nd;
+    int cores, gb;
+    r->c[0] = 2;
+    r->c[1] = 3;
+    r->c[2] = 4;
+    if (int_field (r, row, 0, "cap_cpu", 0, 100000, &cores, err)
+        || int_field (r, row, 1, "cap_mem", 0, 1000000, &gb, err)
+        || int_field (r, row, 2, "cap_gpu", 0, MAX_GPN, &nd.n_gpus, err))
+        return GP_EPARSE;
+    nd.cpu_milli = cores * 1000;
+    nd.mem_mib = gb * 1024;
+    return push_node (r, row, nd, row->fields[1], err);
+}
+
 /* A row of a node list (sn,cpu_milli,memory_mib,gpu,model). */
 static int node_row (struct frd *r, const struct gp_csv_row *row, gp_error_t *err)
 {
-    struct gp_fill_input *in = r->in;
     struct gp_fill_node nd;
     if (int_field (r, row, 0, "cpu_milli", 0, 100000000, &nd.cpu_milli,
                    err)
@@ -108,28 +117,12 @@ static int node_row (struct frd *r, const struct gp_csv_row *row, gp_error_t *er
         || int_field (r, row, 2, "gpu", 0, MAX_GPN, &nd.n_gpus, err))
         return GP_EPARSE;
     const char *m = row->fields[r->c[3]];
-    nd.model = -1;
-    if (nd.n_gpus > 0) {
-        if (!*m)
-            return gp_errprintf (err, GP_EPARSE,
-                                 "%s:%zu: column 'model': empty for a "
-                                 "node with GPUs",
-                                 r->name, row->line);
-        nd.model = model_index (in, m);
-        if (nd.model == -2)
-            return gp_errprintf (err, GP_ERANGE,
-                                 "%s:%zu: more than 32 GPU models",
-                                 r->name, row->line);
-        if (nd.model < 0)
-            return GP_ENOMEM;
-    }
-    struct gp_fill_node *a =
-        realloc (in->nodes, (in->n_nodes + 1) * sizeof *a);
-    if (!a)
-        return GP_ENOMEM;
-    in->nodes = a;
-    a[in->n_nodes++] = nd;
-    return 0;
+    if (nd.n_gpus > 0 && !*m)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'model': empty for a node with "
+                             "GPUs",
+                             r->name, row->line);
+    return push_node (r, row, nd, m, err);
 }
 
 /* A row of a pod list (Alibaba GPU 2023 columns). */
