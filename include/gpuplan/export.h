@@ -25,6 +25,14 @@ enum gp_export_target {
     GP_EXPORT_VOLCANO,
     GP_EXPORT_SLURM,
     GP_EXPORT_PROMETHEUS,
+    GP_EXPORT_GRAFANA,
+};
+
+/* Options of a render; a zeroed struct (or NULL) means the defaults. */
+struct gp_export_opts {
+    int kueue_api; /* Kueue API version: 0 or 2 = v1beta2 (the storage
+                      version of Kueue v0.19), 1 = v1beta1 (older
+                      clusters) */
 };
 
 struct gp_export_file {
@@ -41,7 +49,7 @@ struct gp_export {
     enum gp_export_target target; /* the target rendered */
 };
 
-/* Parse "kueue", "volcano", "slurm" or "prometheus" into '*t'.  Returns
+/* Parse "kueue", "volcano", "slurm", "prometheus" or "grafana" into '*t'.  Returns
  * 0, GP_ENOTFOUND naming the known targets, or GP_EINVAL for NULL
  * arguments; '*t' is untouched on failure.
  */
@@ -64,6 +72,21 @@ const char *gp_export_target_str (enum gp_export_target t);
 struct gp_export *gp_export_render (const struct gp_cluster *c,
                                     enum gp_export_target t,
                                     gp_error_t *err);
+
+/* gp_export_render() with options ('o' NULL = defaults).  Also fails with
+ * GP_EINVAL for an option value outside its range, and with
+ * GP_ENOTSUP (or GP_EINVAL) when the target cannot express the
+ * cluster, naming what is missing.
+ */
+struct gp_export *gp_export_render_opts (const struct gp_cluster *c,
+                                         enum gp_export_target t,
+                                         const struct gp_export_opts *o,
+                                         gp_error_t *err);
+
+/* Parse a Kueue API version, "v1beta1" or "v1beta2", into '*api' (1 or
+ * 2).  Returns 0, or GP_EINVAL naming the accepted values.
+ */
+int gp_export_kueue_api_parse (const char *s, int *api, gp_error_t *err);
 
 /* Free an export and its texts; NULL is a no-op. */
 void gp_export_destroy (struct gp_export *x);

@@ -15,8 +15,9 @@ const char cmd_export_help[] =
     "    planned cluster\n"
     "\n"
     "SYNOPSIS\n"
-    "    gpuplan export kueue|volcano|slurm|prometheus --cluster SPEC.yaml\n"
-    "                   [--out DIR] [--json] [--catalog DIR]\n"
+    "    gpuplan export kueue|volcano|slurm|prometheus|grafana\n"
+    "                   --cluster SPEC.yaml [--out DIR] [--json]\n"
+    "                   [--kueue-api v1beta1|v1beta2] [--catalog DIR]\n"
     "\n"
     "DESCRIPTION\n"
     "    Turns a cluster spec (pools, teams with quotas, weights, priorities,\n"
@@ -35,6 +36,8 @@ const char cmd_export_help[] =
     "               metrics comparing the running cluster with the plan:\n"
     "               GPUs missing per pool, pools saturated or underused,\n"
     "               critical XID errors, teams above quota + borrowing\n"
+    "      grafana  dashboard JSON over DCGM exporter metrics and the\n"
+    "               recording rules of the prometheus target\n"
     "    The mapping rules are in docs/formats/export.md.  Without --out the\n"
     "    files are printed, each after a '# ==> NAME <==' line.\n"
     "\n"
@@ -42,6 +45,8 @@ const char cmd_export_help[] =
     "    --cluster SPEC  the cluster spec (required)\n"
     "    --out DIR       write the files into DIR (created if missing)\n"
     "    --json          print {\"target\", \"files\": [{\"name\", \"text\"}]}\n"
+    "    --kueue-api V   kueue.x-k8s.io version: v1beta2 (default, the\n"
+    "                    storage version of Kueue 0.19) or v1beta1\n"
     "    --catalog DIR   merge catalog CSV files found in DIR\n"
     "    -h, --help      show this page\n"
     "\n"
@@ -75,11 +80,14 @@ int cmd_export (int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},
         {"catalog", required_argument, NULL, 'c'},
+        {"kueue-api", required_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *spec = NULL, *out = NULL, *dir = NULL;
     int as_json = 0, o;
+    struct gp_export_opts xo = {0};
+    gp_error_t err = {0};
     optind = 0;
     opterr = 0;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
@@ -96,6 +104,10 @@ int cmd_export (int argc, char **argv)
         case 'c':
             dir = optarg;
             break;
+        case 'k':
+            if (gp_export_kueue_api_parse (optarg, &xo.kueue_api, &err))
+                return cli_usage_error ("export: --kueue-api: %s", err.text);
+            break;
         case 'h':
             return cli_help ("export");
         default:
@@ -106,8 +118,7 @@ int cmd_export (int argc, char **argv)
     }
     if (optind != argc - 1)
         return cli_usage_error ("export: expected one target: kueue, volcano, "
-                                "slurm or prometheus");
-    gp_error_t err = {0};
+                                "slurm, prometheus or grafana");
     enum gp_export_target target;
     if (gp_export_target_parse (argv[optind], &target, &err) != 0)
         return cli_fail (&err);
@@ -118,7 +129,7 @@ int cmd_export (int argc, char **argv)
         return cli_fail (&err);
     struct gp_doc *doc = gp_doc_load (spec, &err);
     struct gp_cluster *cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
-    struct gp_export *x = cl ? gp_export_render (cl, target, &err) : NULL;
+    struct gp_export *x = cl ? gp_export_render_opts (cl, target, &xo, &err) : NULL;
     int rc;
     if (!x) {
         rc = cli_fail (&err);

@@ -158,7 +158,7 @@ static void test_bad (void **state)
     gp_error_t err = {0};
     enum gp_export_target t;
     assert_int_equal (gp_export_target_parse ("k8s", &t, &err), GP_ENOTFOUND);
-    assert_non_null (strstr (err.text, "kueue, volcano, slurm or prometheus"));
+    assert_non_null (strstr (err.text, "kueue, volcano, slurm, prometheus or grafana"));
     const char *bad = "name: lab\npools:\n  - {name: H100_Pool, accelerator: "
                       "H100-SXM, gpus_per_node: 8, nodes: 1}\n";
     struct gp_doc *d = gp_doc_parse (bad, strlen (bad), "x.yaml", &err);
@@ -167,10 +167,28 @@ static void test_bad (void **state)
     assert_null (gp_export_render (c, GP_EXPORT_KUEUE, &err));
     assert_int_equal (err.code, GP_EINVAL);
     assert_non_null (strstr (err.text, "pools[0].name 'H100_Pool'"));
-    /* Slurm accepts the same name. */
-    struct gp_export *x = gp_export_render (c, GP_EXPORT_SLURM, &err);
-    assert_non_null (x);
-    gp_export_destroy (x);
+    /* Slurm lowercases account and QOS names, so capitals would not
+     * round-trip: refused too, naming the field.
+     */
+    assert_null (gp_export_render (c, GP_EXPORT_SLURM, &err));
+    assert_non_null (strstr (err.text, "pools[0].name 'H100_Pool'"));
+    assert_non_null (strstr (err.text, "Slurm"));
+    gp_cluster_destroy (c);
+    gp_doc_destroy (d);
+    /* A cluster name with a newline or '#' is refused by every target
+     * (it would end a slurm.conf line or start a comment).
+     */
+    const char *inj = "name: \"lab\\nInclude /etc/x\"\npools:\n  - {name: h100, "
+                      "accelerator: H100-SXM, gpus_per_node: 8, nodes: 1}\n";
+    d = gp_doc_parse (inj, strlen (inj), "x.yaml", &err);
+    c = gp_cluster_from_doc (d, cat, &err);
+    assert_non_null (c);
+    for (int tg = GP_EXPORT_KUEUE; tg <= GP_EXPORT_PROMETHEUS; tg++) {
+        memset (&err, 0, sizeof err);
+        assert_null (gp_export_render (c, (enum gp_export_target)tg, &err));
+        assert_int_equal (err.code, GP_EINVAL);
+        assert_non_null (strstr (err.text, "name 'lab"));
+    }
     gp_cluster_destroy (c);
     gp_doc_destroy (d);
     assert_null (gp_export_render (NULL, GP_EXPORT_SLURM, &err));

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export_private.h"
+#include "quote.h"
 
 /* ============================ string builder =========================== */
 
@@ -42,34 +42,6 @@ void gp__sb_printf (struct sb *b, const char *fmt, ...)
 }
 
 /* ============================== helpers ================================ */
-
-/* Kubernetes object names: DNS-1123 label (lowercase alphanumerics and
- * '-', starting and ending alphanumeric, at most 63 characters).
- */
-static int k8s_name_ok (const char *s)
-{
-    size_t n = strlen (s);
-    if (n == 0 || n > 63)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!(islower ((unsigned char)c) || isdigit ((unsigned char)c)
-              || c == '-'))
-            return 0;
-    }
-    return s[0] != '-' && s[n - 1] != '-';
-}
-
-/* Slurm node, partition, account and QOS names: letters, digits, '-', '_'. */
-static int slurm_name_ok (const char *s)
-{
-    if (!*s)
-        return 0;
-    for (const char *p = s; *p; p++)
-        if (!(isalnum ((unsigned char)*p) || *p == '-' || *p == '_'))
-            return 0;
-    return 1;
-}
 
 /* The Kubernetes extended resource of an accelerator, by vendor (device
  * plugins: NVIDIA k8s-device-plugin, AMD k8s-device-plugin, AWS Neuron
@@ -221,37 +193,57 @@ int gp__first_of_resource (const struct gp_cluster *c, size_t i,
 
 /* ============================== checks ================================= */
 
+/* One name against the target's rule: 0, or GP_EINVAL naming 'field'. */
+static int check_name (const char *field, const char *n, int k8s,
+                       gp_error_t *err)
+{
+    if (k8s ? gp__name_dns1123_label (n) : gp__name_slurm (n))
+        return 0;
+    char shown[2 * GP_NAME_MAX];
+    size_t k = 0;
+    for (const char *p = n; *p && k + 5 < sizeof shown; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch < 0x20 || ch == 0x7f)
+            k += (size_t)snprintf (shown + k, sizeof shown - k, "\\x%02x",
+                                   ch);
+        else
+            shown[k++] = (char)ch;
+    }
+    shown[k] = '\0';
+    return gp_errprintf (err, GP_EINVAL,
+                         "%s '%s' is not a valid %s name (%s)", field, shown,
+                         k8s ? "Kubernetes" : "Slurm",
+                         k8s ? "a DNS-1123 label: lowercase letters, "
+                               "digits and '-', starting and ending with "
+                               "a letter or digit, at most 63"
+                             : "a lowercase letter, then lowercase "
+                               "letters, digits, '-' and '_', at most 63; "
+                               "Slurm lowercases cluster, account and QOS "
+                               "names");
+}
+
 int gp__export_check_names (const struct gp_cluster *c, int k8s,
                             gp_error_t *err)
 {
-    for (size_t i = 0; i < c->n_pools; i++) {
-        const char *n = c->pools[i].name;
-        if (k8s ? !k8s_name_ok (n) : !slurm_name_ok (n))
-            return gp_errprintf (err, GP_EINVAL,
-                                 "pools[%zu].name '%s' is not a valid %s "
-                                 "name (%s)",
-                                 i, n, k8s ? "Kubernetes" : "Slurm",
-                                 k8s ? "lowercase letters, digits and '-', "
-                                       "at most 63"
-                                     : "letters, digits, '-' and '_'");
+    char field[64];
+    int rc = check_name ("name", c->name, k8s, err);
+    for (size_t i = 0; rc == 0 && i < c->n_pools; i++) {
+        snprintf (field, sizeof field, "pools[%zu].name", i);
+        rc = check_name (field, c->pools[i].name, k8s, err);
     }
-    for (size_t i = 0; i < c->n_teams; i++) {
+    for (size_t i = 0; rc == 0 && i < c->n_teams; i++) {
         const struct gp_team *t = &c->teams[i];
-        if (k8s ? !k8s_name_ok (t->name) : !slurm_name_ok (t->name))
-            return gp_errprintf (err, GP_EINVAL,
-                                 "teams[%zu].name '%s' is not a valid %s "
-                                 "name",
-                                 i, t->name, k8s ? "Kubernetes" : "Slurm");
-        if (k8s && t->cohort[0] && !k8s_name_ok (t->cohort))
-            return gp_errprintf (err, GP_EINVAL,
-                                 "teams[%zu].cohort '%s' is not a valid "
-                                 "Kubernetes name",
-                                 i, t->cohort);
-        if (k8s && t->weight > 0 && t->weight < 1e-9)
-            return gp_errprintf (err, GP_EINVAL,
-                                 "teams[%zu].weight must be above 1e-9", i);
+        snprintf (field, sizeof field, "teams[%zu].name", i);
+        rc = check_name (field, t->name, k8s, err);
+        if (rc == 0 && t->cohort[0]) {
+            snprintf (field, sizeof field, "teams[%zu].cohort", i);
+            rc = check_name (field, t->cohort, k8s, err);
+        }
+        if (rc == 0 && k8s && t->weight > 0 && t->weight < 1e-9)
+            rc = gp_errprintf (err, GP_EINVAL,
+                               "teams[%zu].weight must be above 1e-9", i);
     }
-    return 0;
+    return rc;
 }
 
 /* A team list to export: the spec's teams, or one "default" team with no

@@ -21,6 +21,7 @@ static const struct gp_export_target_ops *const targets[] = {
     [GP_EXPORT_VOLCANO] = &gp__export_volcano,
     [GP_EXPORT_SLURM] = &gp__export_slurm,
     [GP_EXPORT_PROMETHEUS] = &gp__export_prometheus,
+    [GP_EXPORT_GRAFANA] = &gp__export_grafana,
 };
 #define N_TARGETS (sizeof targets / sizeof *targets)
 
@@ -41,7 +42,7 @@ int gp_export_target_parse (const char *s, enum gp_export_target *t,
         }
     return gp_errprintf (err, GP_ENOTFOUND,
                          "unknown export target '%s'; expected kueue, "
-                         "volcano, slurm or prometheus",
+                         "volcano, slurm, prometheus or grafana",
                          s);
 }
 
@@ -77,10 +78,41 @@ int gp__export_add_file (struct gp_export *x, const char *name, struct sb *b)
     return 0;
 }
 
+int gp_export_kueue_api_parse (const char *s, int *api, gp_error_t *err)
+{
+    if (s && api && !strcmp (s, "v1beta1")) {
+        *api = 1;
+        return 0;
+    }
+    if (s && api && !strcmp (s, "v1beta2")) {
+        *api = 2;
+        return 0;
+    }
+    return gp_errprintf (err, GP_EINVAL,
+                         "Kueue API '%s': expected v1beta1 or v1beta2",
+                         s ? s : "(null)");
+}
+
 struct gp_export *gp_export_render (const struct gp_cluster *c,
                                     enum gp_export_target t,
                                     gp_error_t *err)
 {
+    return gp_export_render_opts (c, t, NULL, err);
+}
+
+struct gp_export *gp_export_render_opts (const struct gp_cluster *c,
+                                         enum gp_export_target t,
+                                         const struct gp_export_opts *o,
+                                         gp_error_t *err)
+{
+    struct gp_export_opts def = {0};
+    if (!o)
+        o = &def;
+    if (o->kueue_api < 0 || o->kueue_api > 2) {
+        gp_errprintf (err, GP_EINVAL, "export: Kueue API %d: expected 1 "
+                      "(v1beta1) or 2 (v1beta2)", o->kueue_api);
+        return NULL;
+    }
     const struct gp_export_target_ops *ops = ops_of (t);
     if (!ops) {
         gp_errprintf (err, GP_EINVAL, "export: unknown target %d", (int)t);
@@ -98,9 +130,14 @@ struct gp_export *gp_export_render (const struct gp_cluster *c,
         return NULL;
     }
     x->target = t;
-    if (ops->write (c, x)) {
+    gp_error_t e2 = {0};
+    int rc = ops->write (c, o, x, &e2);
+    if (rc != 0) {
         gp_export_destroy (x);
-        gp_errprintf (err, GP_ENOMEM, "out of memory");
+        if (rc == GP_ENOMEM || !e2.code)
+            gp_errprintf (err, GP_ENOMEM, "out of memory");
+        else if (err)
+            *err = e2;
         return NULL;
     }
     return x;

@@ -30,25 +30,30 @@ int gp__export_add_file (struct gp_export *x, const char *name,
 
 /* ============================== targets ================================ */
 
-/* One export target.  'write' adds the target's files to 'x' (0, or -1 on
- * allocation failure); names have been checked before it is called.
+/* One export target.  'write' adds the target's files to 'x' and returns
+ * 0, or a GP_E* code with 'err' set (GP_ENOMEM after an allocation
+ * failure, GP_EINVAL/GP_ENOTSUP for a cluster the target cannot express);
+ * names have been checked (gp__export_check_names) before it is called,
+ * and 'o' is never NULL.
  */
 struct gp_export_target_ops {
     const char *name;      /* as on the command line: "kueue" */
     int k8s_names;         /* names must be DNS-1123 labels, else Slurm's
-                              [A-Za-z0-9_-] */
-    int (*write) (const struct gp_cluster *c, struct gp_export *x);
+                              (quote.h) */
+    int (*write) (const struct gp_cluster *c, const struct gp_export_opts *o,
+                  struct gp_export *x, gp_error_t *err);
 };
 
 extern const struct gp_export_target_ops gp__export_kueue;
 extern const struct gp_export_target_ops gp__export_volcano;
 extern const struct gp_export_target_ops gp__export_slurm;
 extern const struct gp_export_target_ops gp__export_prometheus;
+extern const struct gp_export_target_ops gp__export_grafana;
 
 /* ========================== shared helpers ============================= */
 
-/* Pool and team names against the target's rule; 0 or GP_EINVAL naming
- * the spec field.
+/* The cluster, pool, team and cohort names against the target's rule
+ * (quote.h); 0 or GP_EINVAL naming the spec field.
  */
 int gp__export_check_names (const struct gp_cluster *c, int k8s,
                             gp_error_t *err);

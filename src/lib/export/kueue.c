@@ -108,11 +108,15 @@ static void kueue (const struct gp_cluster *c, struct sb *b)
 done:
     gp__limits_free (&l);
 }
-static int write_kueue (const struct gp_cluster *c, struct gp_export *x)
+static int write_kueue (const struct gp_cluster *c,
+                        const struct gp_export_opts *o, struct gp_export *x,
+                        gp_error_t *err)
 {
+    (void)o;
+    (void)err;
     struct sb b = {0};
     kueue (c, &b);
-    return gp__export_add_file (x, "kueue.yaml", &b);
+    return gp__export_add_file (x, "kueue.yaml", &b) ? GP_ENOMEM : 0;
 }
 
 const struct gp_export_target_ops gp__export_kueue = {

@@ -135,11 +135,15 @@ static void prometheus (const struct gp_cluster *c, struct sb *b)
 done:
     gp__limits_free (&l);
 }
-static int write_prometheus (const struct gp_cluster *c, struct gp_export *x)
+static int write_prometheus (const struct gp_cluster *c,
+                        const struct gp_export_opts *o, struct gp_export *x,
+                        gp_error_t *err)
 {
+    (void)o;
+    (void)err;
     struct sb b = {0};
     prometheus (c, &b);
-    return gp__export_add_file (x, "gpuplan-rules.yml", &b);
+    return gp__export_add_file (x, "gpuplan-rules.yml", &b) ? GP_ENOMEM : 0;
 }
 
 /* Prometheus label values take any name; pool names still go into

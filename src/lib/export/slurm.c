@@ -186,8 +186,12 @@ static void sacctmgr (const struct gp_cluster *c, struct sb *b)
 done:
     gp__limits_free (&l);
 }
-static int write_slurm (const struct gp_cluster *c, struct gp_export *x)
+static int write_slurm (const struct gp_cluster *c,
+                        const struct gp_export_opts *o, struct gp_export *x,
+                        gp_error_t *err)
 {
+    (void)o;
+    (void)err;
     struct sb b1 = {0}, b2 = {0}, b3 = {0}, b4 = {0};
     slurm_conf (c, &b1);
     gres_conf (c, &b2);
@@ -198,6 +202,7 @@ static int write_slurm (const struct gp_cluster *c, struct gp_export *x)
     rc |= gp__export_add_file (x, "gres.conf", &b2);
     rc |= gp__export_add_file (x, "topology.conf", &b3);
     rc |= gp__export_add_file (x, "accounts.sh", &b4);
+    rc = rc ? GP_ENOMEM : 0;
     return rc;
 }
 
