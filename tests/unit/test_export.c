@@ -98,11 +98,14 @@ static void test_volcano (void **state)
     /* Non-integral weight 1.5 -> all weights x100 (150 and 100). */
     has (t, "  name: a\nspec:\n  weight: 150\n");
     has (t, "  name: b\nspec:\n  weight: 100\n");
-    /* a: deserved 40/20, capability quota + borrowing = 46/23. */
+    /* a: deserved 40/20; capability = quota + what it may borrow: on h100
+     * min(6, b's h100 quota 0) = 0 -> 40; on mi300x min(3, b's lending
+     * limit 10) = 3 -> 23. */
     has (t, "  deserved:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 20\n");
-    has (t, "  capability:\n    nvidia.com/gpu: 46\n    amd.com/gpu: 23\n");
-    /* b: no borrowing limit in a cohort -> may use whole pools. */
-    has (t, "  capability:\n    nvidia.com/gpu: 80\n    amd.com/gpu: 40\n");
+    has (t, "  capability:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 23\n");
+    /* b: no borrowing limit in a cohort -> quota + what a can lend: h100
+     * 0 + 40; mi300x 40 + 20, capped at the pool's 40. */
+    has (t, "  capability:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 40\n");
     has (t, "  parent: c\n");
     gp_export_destroy (x);
 }
@@ -126,8 +129,9 @@ static void test_slurm (void **state)
     has (x->files[2].text, "SwitchName=mi300x-leaf01 Nodes=mi300x-[001-005]\n");
     has (x->files[2].text,
          "SwitchName=spine Switches=h100-leaf[01-03],mi300x-leaf01\n");
-    /* a: 60 + 9 borrowing = 69 GPUs; Fairshare 1.5 x 100. */
-    has (x->files[3].text, "add qos a GrpTRES=gres/gpu=69 Priority=0\n");
+    /* a: 40 + 23 = 63 GPUs (no h100 to borrow: b has no h100 quota);
+     * Fairshare 1.5 x 100. */
+    has (x->files[3].text, "add qos a GrpTRES=gres/gpu=63 Priority=0\n");
     has (x->files[3].text, "add account a Fairshare=150 QOS=a DefaultQOS=a\n");
     gp_export_destroy (x);
 }
@@ -138,16 +142,21 @@ static void test_prometheus (void **state)
     struct gp_export *x = render (GP_EXPORT_PROMETHEUS);
     assert_int_equal (x->n_files, 1);
     const char *t = x->files[0].text;
-    /* NVIDIA pool: DCGM rules; 10 nodes x 8 = 80 planned GPUs. */
-    has (t, "expr: count(DCGM_FI_DEV_GPU_UTIL{Hostname=~\"h100-[0-9]+\"})\n");
-    has (t, "gpuplan:pool_gpus_reporting:count{pool=\"h100\"} < 80\n");
+    /* NVIDIA pool: DCGM rules; 10 nodes x 8 = 80 planned GPUs; the pool
+     * is selected by the node label gpuplan.io/pool, never by host name. */
+    has (t, "kube_node_labels{label_gpuplan_io_pool!=\\\"\\\"}");
+    has (t, "gpuplan:pool_gpus_reporting:count{pool=\\\"h100\\\"} < 80\"\n");
+    assert_null (strstr (t, "Hostname=~"));
     /* AMD pool: no DCGM metrics, said so instead of a wrong rule. */
     has (t, "# pool mi300x (AMD): no DCGM metrics");
-    assert_null (strstr (t, "mi300x-[0-9]+"));
-    /* Team a: quota 60 + borrowing 9 = 69; team b: in a cohort without a
-     * borrowing limit -> whole pools, 80 + 40 = 120. */
-    has (t, "count(DCGM_FI_DEV_GPU_UTIL{namespace=\"a\"}) > 69\n");
-    has (t, "count(DCGM_FI_DEV_GPU_UTIL{namespace=\"b\"}) > 120\n");
+    assert_null (strstr (t, "pool=\\\"mi300x\\\""));
+    /* Team caps per DCGM pool, counted in that pool only: a: 40 + min(6,
+     * b's h100 quota 0) = 40; b: 0 + a's h100 quota 40 = 40.  (Before,
+     * NVIDIA GPUs were compared with all-vendor caps 69 and 120.) */
+    has (t, "gpuplan:team_pool_gpus:count{team=\\\"a\\\", pool=\\\"h100\\\"} > 40\"\n");
+    has (t, "gpuplan:team_pool_gpus:count{team=\\\"b\\\", pool=\\\"h100\\\"} > 40\"\n");
+    assert_null (strstr (t, "> 69"));
+    assert_null (strstr (t, "> 120"));
     has (t, "DCGM_FI_DEV_XID_ERRORS == 79 or");
     gp_export_destroy (x);
 }

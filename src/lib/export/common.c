@@ -111,10 +111,16 @@ static void split (const struct gp_cluster *c, long long total,
 
 int gp__limits_alloc (struct limits *l, size_t n)
 {
-    l->nom = calloc (n, sizeof *l->nom);
-    l->bor = calloc (n, sizeof *l->bor);
-    l->len = calloc (n, sizeof *l->len);
-    return l->nom && l->bor && l->len ? 0 : -1;
+    size_t m = n ? n : 1;
+    l->nom = calloc (m, sizeof *l->nom);
+    l->bor = calloc (m, sizeof *l->bor);
+    l->len = calloc (m, sizeof *l->len);
+    l->o_nom = calloc (m, sizeof *l->o_nom);
+    l->o_bor = calloc (m, sizeof *l->o_bor);
+    l->o_len = calloc (m, sizeof *l->o_len);
+    return l->nom && l->bor && l->len && l->o_nom && l->o_bor && l->o_len
+               ? 0
+               : -1;
 }
 
 void gp__limits_free (struct limits *l)
@@ -122,20 +128,50 @@ void gp__limits_free (struct limits *l)
     free (l->nom);
     free (l->bor);
     free (l->len);
+    free (l->o_nom);
+    free (l->o_bor);
+    free (l->o_len);
 }
 
-/* The most GPUs team 't' may hold in pool 'i': quota plus borrowing limit
- * in a cohort (the whole pool without a limit), the quota alone outside
- * one, never more than the pool.
+/* What the cohort members other than 't' can lend in pool 'i': each
+ * member's quota there, or its lending limit when that is lower (Kueue
+ * lendingLimit: the most of the quota the cohort may use).  GPUs of the
+ * pool outside every member's quota are nobody's to lend.  Uses the
+ * scratch arrays of 'l'.
+ */
+static long long cohort_lendable (const struct gp_cluster *c,
+                                  const struct gp_team *t,
+                                  const struct limits *l, size_t i)
+{
+    long long sum = 0;
+    for (size_t k = 0; k < c->n_teams; k++) {
+        const struct gp_team *u = &c->teams[k];
+        if (u == t || !u->cohort[0] || strcmp (u->cohort, t->cohort) != 0
+            || !strcmp (u->name, t->name))
+            continue;
+        gp__team_limits (c, u, l->o_nom, l->o_bor, l->o_len);
+        long long can = l->o_nom[i];
+        if (l->o_len[i] >= 0 && l->o_len[i] < can)
+            can = l->o_len[i];
+        sum += can > 0 ? can : 0;
+    }
+    return sum;
+}
+
+/* The most GPUs team 't' may hold in pool 'i': quota plus what it may
+ * borrow in a cohort (its borrowing limit, at most what the other members
+ * can lend there), the quota alone outside one, never more than the pool.
  */
 long long gp__pool_cap (const struct gp_cluster *c,
                            const struct gp_team *t, const struct limits *l,
                            size_t i)
 {
     long long pool = gp__pool_gpus (&c->pools[i]);
-    long long most = t->cohort[0]
-                         ? (l->bor[i] >= 0 ? l->nom[i] + l->bor[i] : pool)
-                         : l->nom[i];
+    long long most = l->nom[i];
+    if (t->cohort[0]) {
+        long long lend = cohort_lendable (c, t, l, i);
+        most += l->bor[i] >= 0 && l->bor[i] < lend ? l->bor[i] : lend;
+    }
     return most < pool ? most : pool;
 }
 

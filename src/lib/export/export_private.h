@@ -75,6 +75,10 @@ struct limits {
     long long *nom;  /* nominal quota per pool */
     long long *bor;  /* borrowing limit per pool, -1 = none */
     long long *len;  /* lending limit per pool, -1 = none */
+    /* Scratch room for the other cohort members' limits, used by
+     * gp__pool_cap() (allocated with the arrays above).
+     */
+    long long *o_nom, *o_bor, *o_len;
 };
 
 /* Room for 'n' pools; 0 or -1 on allocation failure. */
@@ -88,7 +92,12 @@ void gp__team_limits (const struct gp_cluster *c, const struct gp_team *t,
                       long long *nominal, long long *borrow,
                       long long *lend);
 
-/* The most GPUs team 't' may hold in pool 'i'. */
+/* The most GPUs team 't' may hold in pool 'i', with 'l' holding the
+ * team's limits (gp__team_limits): the quota, plus in a cohort what it
+ * may borrow there -- at most its borrowing limit and at most what the
+ * other cohort members can lend in that pool (their quota, or their
+ * lending limit when lower) -- never more than the pool.
+ */
 long long gp__pool_cap (const struct gp_cluster *c, const struct gp_team *t,
                         const struct limits *l, size_t i);
 
