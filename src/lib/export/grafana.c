@@ -302,7 +302,10 @@ static void queue_panels (struct dash *d)
             "{{cluster_queue}}", 0);
 }
 
-/* A custom variable listing 'n' names (multi-select, "All" = .*). */
+/* A custom variable listing 'n' names, multi-select; "All" is the
+ * alternation of exactly these names (DNS-1123 labels: no regex
+ * metacharacters), so that "All" covers the spec's pools or teams only.
+ */
 static json_t *custom_var (const char *name, const char *label,
                            const char *const *v, size_t n, struct sb *q)
 {
@@ -311,16 +314,23 @@ static json_t *custom_var (const char *name, const char *label,
     gp__sb_printf (q, "%s", "");
     for (size_t i = 0; i < n && opts; i++) {
         gp__sb_printf (q, "%s%s", i ? "," : "", v[i]);
-        json_array_append_new (opts, json_pack ("{s:b, s:s, s:s}", "selected",
-                                                0, "text", v[i], "value",
-                                                v[i]));
+        if (json_array_append_new (opts, json_pack ("{s:b, s:s, s:s}",
+                                                    "selected", 0, "text",
+                                                    v[i], "value", v[i])))
+            q->oom = 1;
     }
-    return json_pack ("{s:s, s:s, s:s, s:s?, s:b, s:b, s:s, s:{s:[s], "
-                      "s:[s]}, s:o*, s:i}",
-                      "type", "custom", "name", name, "label", label,
-                      "query", q->oom ? NULL : q->s, "multi", 1,
-                      "includeAll", 1, "allValue", ".*", "current", "text",
-                      "All", "value", "$__all", "options", opts, "hide", 0);
+    json_t *var = q->oom ? NULL : json_pack (
+        "{s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:{s:[s], s:[s]}, s:o*, s:i}",
+        "type", "custom", "name", name, "label", label, "query", q->s,
+        "multi", 1, "includeAll", 1, "allValue", "", "current", "text",
+        "All", "value", "$__all", "options", opts, "hide", 0);
+    if (!var)
+        return NULL;
+    for (size_t i = 0; i < q->len; i++)
+        if (q->s[i] == ',')
+            q->s[i] = '|';
+    json_object_set_new (var, "allValue", json_string (n ? q->s : ".*"));
+    return var;
 }
 
 static json_t *variables (const struct gp_cluster *c, struct sb *q)
