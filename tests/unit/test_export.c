@@ -153,8 +153,10 @@ static void test_prometheus (void **state)
     /* Team caps per DCGM pool, counted in that pool only: a: 40 + min(6,
      * b's h100 quota 0) = 40; b: 0 + a's h100 quota 40 = 40.  (Before,
      * NVIDIA GPUs were compared with all-vendor caps 69 and 120.) */
-    has (t, "gpuplan:team_pool_gpus:count{team=\\\"a\\\", pool=\\\"h100\\\"} > 40\"\n");
-    has (t, "gpuplan:team_pool_gpus:count{team=\\\"b\\\", pool=\\\"h100\\\"} > 40\"\n");
+    has (t, "gpuplan:team_pool_gpus:count{team=\\\"a\\\", "
+            "pool=\\\"h100\\\"} > 40\"\n");
+    has (t, "gpuplan:team_pool_gpus:count{team=\\\"b\\\", "
+            "pool=\\\"h100\\\"} > 40\"\n");
     assert_null (strstr (t, "> 69"));
     assert_null (strstr (t, "> 120"));
     has (t, "DCGM_FI_DEV_XID_ERRORS == 79 or");

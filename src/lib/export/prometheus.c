@@ -280,7 +280,8 @@ static void rules (const struct gp_cluster *c, struct gp__yaml *y,
     alert (y, &(struct alert){"GpuplanGPUXidCritical", e->s, NULL, "critical",
                               NULL, NULL, NULL, NULL,
                               "GPU {{ $labels.gpu }} on {{ $labels.Hostname "
-                              "}} reported XID {{ $value }}: drain the node"});
+                              "}}{{ $labels.hostname }} reported XID {{ "
+                              "$value }}: drain the node"});
     take (e);
     team_alerts (c, y, l, e, s);
     gp__y_seq_end (y);
