@@ -222,6 +222,7 @@ static void test_targets (void **state)
         {GP_EXPORT_VOLCANO, "volcano", 1, "volcano.yaml"},
         {GP_EXPORT_SLURM, "slurm", 4, "slurm.conf"},
         {GP_EXPORT_PROMETHEUS, "prometheus", 1, "gpuplan-rules.yml"},
+        {GP_EXPORT_GRAFANA, "grafana", 1, "gpuplan-dashboard.json"},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         enum gp_export_target t;

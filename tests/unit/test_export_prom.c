@@ -167,6 +167,88 @@ static void test_rules (void **state)
     free (t);
 }
 
+static json_t *panel_titled (json_t *d, const char *title)
+{
+    size_t i;
+    json_t *p;
+    json_array_foreach (json_object_get (d, "panels"), i, p)
+        if (!strcmp (json_string_value (json_object_get (p, "title")), title))
+            return p;
+    fail_msg ("no panel '%s'", title);
+    return NULL;
+}
+
+/* The dashboard from the spec: one datasource variable; the pool
+ * variable lists the DCGM pools only and "All" is exactly those; each
+ * team's panel has its quota and cap over the DCGM pools as thresholds
+ * (a: h100 4 + a100 0 = 4, cap 6 + 0 = 6; b: 8, cap 14 + 0 = 14).
+ */
+static void test_grafana (void **state)
+{
+    (void)state;
+    char *t = render (mixed, GP_EXPORT_GRAFANA);
+    json_error_t je;
+    json_t *d = json_loads (t, 0, &je);
+    assert_non_null (d);
+    json_t *vars = json_object_get (json_object_get (d, "templating"), "list");
+    size_t i, n_ds = 0;
+    json_t *v;
+    json_array_foreach (vars, i, v)
+    {
+        const char *type = json_string_value (json_object_get (v, "type"));
+        const char *name = json_string_value (json_object_get (v, "name"));
+        if (!strcmp (type, "datasource")) {
+            n_ds++;
+            assert_string_equal (name, "datasource");
+            assert_string_equal (
+                json_string_value (json_object_get (v, "query")),
+                "prometheus");
+        }
+        if (!strcmp (name, "pool")) {
+            assert_string_equal (
+                json_string_value (json_object_get (v, "query")),
+                "h100,a100");
+            assert_string_equal (
+                json_string_value (json_object_get (v, "allValue")),
+                "h100|a100");
+        }
+    }
+    assert_int_equal (n_ds, 1);
+    static const struct {
+        const char *title;
+        double quota, cap;
+    } want[] = {
+        {"Team a: GPUs against quota", 4, 6.5},
+        {"Team b: GPUs against quota", 8, 14.5},
+        {"Team d: GPUs against quota", 4, 4.5},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        json_t *p = panel_titled (d, want[k].title);
+        json_t *steps = json_object_get (
+            json_object_get (
+                json_object_get (json_object_get (p, "fieldConfig"),
+                                 "defaults"),
+                "thresholds"),
+            "steps");
+        assert_int_equal (json_array_size (steps), 3);
+        assert_true (json_real_value (json_object_get (
+                         json_array_get (steps, 1), "value"))
+                     == want[k].quota);
+        assert_true (json_real_value (json_object_get (
+                         json_array_get (steps, 2), "value"))
+                     == want[k].cap);
+        assert_string_equal (
+            json_string_value (json_object_get (
+                json_object_get (p, "datasource"), "uid")),
+            "${datasource}");
+    }
+    /* Team names reach PromQL quoted. */
+    has (t, "sum(gpuplan:team_pool_gpus:count{team=\\\"a\\\", "
+            "pool=~\\\"$pool\\\"})");
+    json_decref (d);
+    free (t);
+}
+
 /* Hostile names: every target that writes PromQL or Grafana JSON refuses
  * them, naming the field, before any text is written.
  */
@@ -208,6 +290,7 @@ int main (void)
         cmocka_unit_test (test_caps),
         cmocka_unit_test (test_cap_pool),
         cmocka_unit_test (test_rules),
+        cmocka_unit_test (test_grafana),
         cmocka_unit_test (test_hostile),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
