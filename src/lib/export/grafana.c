@@ -93,6 +93,16 @@ static json_t *panel (struct dash *d, const char *type, const char *title,
         "fieldConfig", "defaults", "unit", unit, "thresholds", "mode",
         "absolute", "steps", "color", "green", "value", "overrides",
         "options", options (type), "targets");
+    /* Tables: one row per series, the instant queries' frames merged
+     * into columns "Value #A", "Value #B", ..., the time column hidden.
+     */
+    if (p && !strcmp (type, "table")
+        && json_object_set_new (
+               p, "transformations",
+               json_pack ("[{s:s, s:{}}, {s:s, s:{s:{s:b}}}]", "id", "merge",
+                          "options", "id", "organize", "options",
+                          "excludeByName", "Time", 1)))
+        d->err = 1;
     d->x += w;
     if (h > d->row_h)
         d->row_h = h;
