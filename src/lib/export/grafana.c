@@ -336,10 +336,26 @@ static json_t *custom_var (const char *name, const char *label,
         "All", "value", "$__all", "options", opts, "hide", 0);
     if (!var)
         return NULL;
-    for (size_t i = 0; i < q->len; i++)
-        if (q->s[i] == ',')
-            q->s[i] = '|';
-    json_object_set_new (var, "allValue", json_string (n ? q->s : ".*"));
+    /* "All": each name escaped for a regex inside a PromQL string (the
+     * variable lands in pool=~"$pool"), joined with '|'.
+     */
+    struct sb one = {0};
+    q->len = 0;
+    gp__sb_printf (q, "%s", n ? "" : ".*");
+    for (size_t i = 0; i < n; i++) {
+        one.len = 0;
+        gp__promql_re (&one, v[i]);
+        if (!one.oom && one.len >= 2)
+            gp__sb_printf (q, "%s%.*s", i ? "|" : "", (int)(one.len - 2),
+                           one.s + 1);
+    }
+    int bad = one.oom || q->oom
+              || json_object_set_new (var, "allValue", json_string (q->s));
+    free (one.s);
+    if (bad) {
+        json_decref (var);
+        return NULL;
+    }
     return var;
 }
 
