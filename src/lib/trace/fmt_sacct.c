@@ -1,8 +1,9 @@
 /* fmt_sacct.c - trace format 'sacct': Slurm 'sacct --parsable2' output:
  * jobs (not steps) that started, GPUs from AllocTRES (else ReqTRES),
  * re-based absolute dates.  Each array task is its own job (JobIDRaw, or
- * JobID 123_7 made distinct); Partition is the pool the job requires and
- * Priority its priority (higher first).
+ * JobID 123_7 made distinct).  With GP_TRACE_SACCT_SLURM, Partition is
+ * the pool the job requires and Priority its priority (higher first);
+ * without it the jobs may run on any pool of another cluster (what-if).
  * Columns and rules: docs/formats/traces.md.
  */
 #include <errno.h>
@@ -113,19 +114,23 @@ static int read_row (struct rd *r, const struct gp_csv_row *row,
     }
     j->n_gpus = g;
     const char *pr = gp__tr_field (r, row, C_PRIO);
-    if (pr && *pr) {
+    int slurm = (r->opts->flags & GP_TRACE_SACCT_SLURM) != 0;
+    if (slurm && pr && *pr) {
         char *end;
         errno = 0;
         long long v = strtoll (pr, &end, 10);
         if (end == pr || *end || errno || v < 0)
             return gp__tr_bad (r, row, err, "Priority",
                                "'%s' is not a priority >= 0", pr);
+        /* halved: Slurm's 32-bit range fits an int, the order is kept */
+        v /= 2;
         j->priority = v > INT_MAX ? INT_MAX : (int)v;
     }
     if (gp__tr_keep_check (r, j))
         return 1;
     const char *part = gp__tr_field (r, row, C_POOL);
-    if (part && *part && (j->pool = gp_jobset_pool (r->js, part)) < 0)
+    if (slurm && part && *part
+        && (j->pool = gp_jobset_pool (r->js, part)) < 0)
         return GP_ENOMEM;
     if ((j->team = gp__tr_team (r, gp__tr_field (r, row, C_TEAM))) < 0)
         return GP_ENOMEM;
