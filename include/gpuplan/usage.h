@@ -23,6 +23,8 @@
 extern "C" {
 #endif
 
+#define GP_USAGE_NAME 128      /* team, pool and QOS names */
+
 enum gp_usage_format {
     GP_USAGE_AUTO = 0,    /* detect from the content */
     GP_USAGE_KUBECTL,     /* kubectl get pods -A -o json (a List) */
@@ -65,13 +67,13 @@ struct gp_usage_request {
 
 /* GPU-hours of one team in one pool. */
 struct gp_usage_pool {
-    char pool[GP_NAME_MAX];       /* "unassigned" when unknown */
+    char pool[GP_USAGE_NAME];     /* "unassigned" when unknown */
     double gpu_hours;
     double cost_usd;              /* < 0: no rate for this pool */
 };
 
 struct gp_usage_team {
-    char team[GP_NAME_MAX];
+    char team[GP_USAGE_NAME];
     double gpu_hours;             /* sum over pools */
     double cost_usd;              /* < 0 when some hours have no rate */
     double unpriced_gpu_hours;    /* hours in pools without a rate */
@@ -86,7 +88,7 @@ struct gp_usage_team {
 
 /* The rate of one pool and where it comes from. */
 struct gp_usage_rate {
-    char pool[GP_NAME_MAX];
+    char pool[GP_USAGE_NAME];
     double usd_per_gpu_hour;      /* < 0: none */
     char basis[16];               /* "flag", "catalog" or "none" */
     char source[160];             /* "p5.48xlarge on_demand 2025-06", or

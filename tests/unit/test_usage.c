@@ -245,6 +245,7 @@ static void test_bad_inputs (void **state)
         {"dcgm-metric.json", "data.result[0].metric.__name__: "
                              "'node_cpu_seconds_total' is not a DCGM"},
         {"unknown.txt", "not a usage input"},
+        {"../nodes.json", "nodes.json: items: no Pod"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[512];

@@ -313,7 +313,7 @@ int gp__usage_kubectl (struct gp__usage_acc *a, const json_t *root,
                              "pods -A -o json'",
                              a->name);
     int rc = gp__usage_nodes_from (a, root, a->name, err);
-    size_t i;
+    size_t i, pods = 0;
     const json_t *it;
     json_array_foreach (items, i, it) {
         if (rc)
@@ -321,7 +321,14 @@ int gp__usage_kubectl (struct gp__usage_acc *a, const json_t *root,
         const char *kind = json_string_value (json_object_get (it, "kind"));
         if (kind && strcmp (kind, "Pod") != 0)
             continue; /* Nodes (read above) and other kinds */
+        pods++;
         rc = one_pod (a, it, i, err);
     }
+    if (!rc && pods == 0 && json_array_size (items) > 0)
+        rc = gp_errprintf (err, GP_EPARSE,
+                           "%s: items: no Pod (the output of 'kubectl get "
+                           "pods -A -o json' is wanted; a nodes list goes "
+                           "to --nodes)",
+                           a->name);
     return rc;
 }
