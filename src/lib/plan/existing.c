@@ -237,3 +237,21 @@ int gp__plan_existing_files (const struct gp_doc *doc, const json_t *j,
     *e = in.e;
     return 0;
 }
+
+void gp__plan_existing_log (struct plan_ctx *c)
+{
+    const struct gp_plan_existing *e = &c->s->existing;
+    if (e->cluster_file[0])
+        gp_plan_log (c, "existing.cluster: %s: %lld owned %s GPUs",
+                     e->cluster_file, e->gpus, e->accel_id);
+    if (!e->usage_file[0])
+        return;
+    gp_plan_log (c, "existing.usage: %s: %.6g GPU-hours on the fleet over "
+                 "%.6g hours, %.3g GPUs on average, baseline %lld GPUs "
+                 "(whole nodes)",
+                 e->usage_file, e->usage_gpu_hours, e->usage_hours,
+                 e->baseline, e->baseline_gpus);
+    for (size_t i = 0; i < e->n_usage_teams; i++)
+        gp_plan_log (c, "existing.usage: team %s: %.3g GPUs on average",
+                     e->usage_teams[i].team, e->usage_teams[i].mean_gpus);
+}

@@ -123,6 +123,11 @@ int gp_plan_node_gpus (const struct gp_accel *a);
  * the mapping 'j' of 'doc'.  0, or an error naming file:line:col and the
  * key (the files' own errors quoted).
  */
+/* Decision-log lines of a fleet and baseline read from files (none when
+ * 'existing' names no file).
+ */
+struct plan_ctx;
+void gp__plan_existing_log (struct plan_ctx *c);
 int gp__plan_existing_files (const struct gp_doc *doc, const struct json_t *j,
                             const struct gp_catalog *cat,
                             struct gp_plan_existing *e, gp_error_t *err);
