@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -367,6 +369,46 @@ static void issue_12_stdin (void **state)
     gp_usage_destroy (u);
 }
 
+/* Every fixture cut short at 60 points: a result or a clean input error
+ * (GP_EPARSE, or GP_EINVAL for a pod or job left running), never a crash
+ * or another code (run under the sanitizers too).
+ */
+static void test_truncated (void **state)
+{
+    (void)state;
+    static const char *const files[] = {"pods.json", "sacct.txt",
+                                        "dcgm.json"};
+    char tmp[] = "/tmp/gp-usage-XXXXXX";
+    int fd = mkstemp (tmp);
+    assert_true (fd >= 0);
+    close (fd);
+    for (size_t f = 0; f < 3; f++) {
+        char path[512];
+        snprintf (path, sizeof path, U "%s", files[f]);
+        FILE *in = fopen (path, "rb");
+        assert_non_null (in);
+        static char buf[1 << 16];
+        size_t len = fread (buf, 1, sizeof buf, in);
+        fclose (in);
+        for (size_t k = 0; k < 60; k++) {
+            size_t cut = len * k / 60;
+            FILE *out = fopen (tmp, "wb");
+            assert_non_null (out);
+            assert_int_equal (fwrite (buf, 1, cut, out), cut);
+            fclose (out);
+            struct gp_usage_request rq = {.trace_path = tmp,
+                                          .format = (enum gp_usage_format) (
+                                              f + 1)};
+            gp_error_t err = {0};
+            struct gp_usage *u = gp_usage_read (&rq, &err);
+            if (!u && err.code != GP_EPARSE && err.code != GP_EINVAL)
+                fail_msg ("%s cut at %zu: %s", files[f], cut, err.text);
+            gp_usage_destroy (u);
+        }
+    }
+    remove (tmp);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +420,7 @@ int main (void)
         cmocka_unit_test (test_cluster_rates),
         cmocka_unit_test (issue_12_sacct_array_ids),
         cmocka_unit_test (issue_12_stdin),
+        cmocka_unit_test (test_truncated),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

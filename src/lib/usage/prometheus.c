@@ -63,8 +63,12 @@ static int cmp_smp (const void *x, const void *y)
     return (a->series > b->series) - (a->series < b->series);
 }
 
-static int gpu_id (struct gp__uname *ids, const json_t *m, size_t k,
-                   const char *name, int *out, gp_error_t *err)
+/* The interned index of the GPU of series 'k' (metric 'm') into '*out';
+ * 'ids' maps an identity string to its index (a hash table, so that
+ * tens of thousands of series stay linear).
+ */
+static int gpu_id (json_t *ids, const json_t *m, size_t k, const char *name,
+                   int *out, gp_error_t *err)
 {
     const char *uuid = label (m, "UUID");
     const char *host = label (m, "Hostname");
@@ -84,24 +88,18 @@ static int gpu_id (struct gp__uname *ids, const json_t *m, size_t k,
                              "%s: data.result[%zu].metric: no UUID, nor "
                              "Hostname and gpu, to tell the GPU",
                              name, k);
-    for (size_t i = 0; i < ids->n; i++)
-        if (strcmp (ids->v[i], b) == 0)
-            return *out = (int)i, 0;
-    char **nv = realloc (ids->v, (ids->n + 1) * sizeof *nv);
-    if (!nv)
+    const json_t *hit = json_object_get (ids, b);
+    if (hit)
+        return *out = (int)json_integer_value (hit), 0;
+    *out = (int)json_object_size (ids);
+    if (json_object_set_new (ids, b, json_integer (*out)) != 0)
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
-    ids->v = nv;
-    size_t l = strlen (b);
-    if (!(nv[ids->n] = malloc (l + 1)))
-        return gp_errprintf (err, GP_ENOMEM, "out of memory");
-    memcpy (nv[ids->n], b, l + 1);
-    *out = (int)ids->n++;
     return 0;
 }
 
 /* Series 'k' into 'sr' and its samples appended to 's'. */
 static int one_series (struct gp__usage_acc *a, const json_t *r, size_t k,
-                       struct gp__uname *ids, struct ser *sr,
+                       json_t *ids, struct ser *sr,
                        struct smp **s, size_t *n, size_t *cap,
                        gp_error_t *err)
 {
@@ -246,11 +244,14 @@ int gp__usage_prometheus (struct gp__usage_acc *a, const json_t *root,
                              "DCGM_FI_DEV_GPU_UTIL)",
                              a->name, metric ? metric : "(missing)");
     struct ser *sr = calloc (ns, sizeof *sr);
-    struct gp__uname ids = {NULL, 0};
+    json_t *ids = json_object ();
     struct smp *s = NULL;
     size_t n = 0, cap = 0;
-    if (!sr)
+    if (!sr || !ids) {
+        free (sr);
+        json_decref (ids);
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    }
     for (size_t k = 0; k < ns && !rc; k++) {
         const json_t *r = json_array_get (res, k);
         const char *nm = label (json_object_get (r, "metric"), "__name__");
@@ -260,7 +261,7 @@ int gp__usage_prometheus (struct gp__usage_acc *a, const json_t *root,
                                "but result[0] is %s: query one metric",
                                a->name, k, nm ? nm : "(missing)", metric);
         else
-            rc = one_series (a, r, k, &ids, &sr[k], &s, &n, &cap, err);
+            rc = one_series (a, r, k, ids, &sr[k], &s, &n, &cap, err);
     }
     if (!rc && !isfinite (a->step_s = step_of (s, n)))
         rc = gp_errprintf (err, GP_EPARSE,
@@ -285,9 +286,7 @@ int gp__usage_prometheus (struct gp__usage_acc *a, const json_t *root,
         gp__usage_span (a, t0, t1 + a->step_s);
         rc = tally (a, sr, ns, scale, err);
     }
-    for (size_t i = 0; i < ids.n; i++)
-        free (ids.v[i]);
-    free (ids.v);
+    json_decref (ids);
     free (s);
     free (sr);
     return rc;
