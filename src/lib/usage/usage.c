@@ -304,8 +304,9 @@ static void price_pool (const struct gp_usage_request *req, const char *name,
     }
     const struct gp_cluster *c = req->cluster;
     if (!c || !req->catalog) {
-        snprintf (r->source, sizeof r->source,
-                  "no --rate and no --cluster to price by");
+        snprintf (r->source, sizeof r->source, "%s",
+                  c ? "no catalog to price the cluster's pools by"
+                    : "no --rate and no --cluster to price by");
         return;
     }
     const struct gp_pool *hit = NULL;
