@@ -101,6 +101,20 @@ static void test_cluster_and_usage (void **state)
         fail_msg ("%s", err.text);
     NEAR (find (f.res, "burst/on_demand")->tco_usd, tco);
     unload (&f);
+    /* usage without a cluster spec: the fleet written by hand (32 H100),
+     * every hour of the file counts: a 4, b 2 + 8 (its A100 hours too),
+     * c 1.5 = 15.5 GPUs, two nodes: baseline 16.
+     */
+    if (load (&f, spec_of ("accelerator: H100-SXM, gpus: 32, "
+                           "usage: usage/plan-usage.txt, "
+                           "until: '2026-01-11T00:00:00'"),
+              &err)
+        != 0)
+        fail_msg ("%s", err.text);
+    NEAR (f.spec->existing.usage_gpu_hours, 3720);
+    NEAR (f.spec->existing.usage_teams[1].mean_gpus, 10);
+    assert_int_equal (f.spec->existing.baseline_gpus, 16);
+    unload (&f);
     /* a cluster spec alone: the fleet, no baseline */
     if (load (&f, spec_of ("cluster: usage/plan-cluster.yaml, "
                            "accelerator: H100-SXM, baseline: 0.5"),
