@@ -207,6 +207,20 @@ struct gp_plan_existing {
      */
     double baseline;            /* as written */
     long long baseline_gpus;    /* resolved, whole nodes */
+    /* existing.cluster / existing.usage (docs/formats/plan.md, "Today's
+     * cluster from files"): the fleet from a cluster spec's pools, the
+     * baseline from observed usage.  "" = not used.
+     */
+    char cluster_file[GP_PLAN_TEXT];
+    char usage_file[GP_PLAN_TEXT];
+    double usage_hours;         /* the usage period */
+    double usage_gpu_hours;     /* GPU-hours of it on the fleet */
+    size_t n_usage_teams;       /* the last slot sums the rest ("other")
+                                   when there are more teams than fit */
+    struct gp_plan_usage_team {
+        char team[GP_PLAN_NAME];
+        double mean_gpus;       /* GPU-hours / period hours */
+    } usage_teams[GP_PLAN_MAX_TEAMS];
 };
 
 struct gp_plan_spec {

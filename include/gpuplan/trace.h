@@ -74,6 +74,9 @@ int gp_trace_format_parse (const char *s,
 enum gp_trace_flags_b {
     GP_TRACE_SKIP_BAD = 1, /* skip (and count) bad rows instead of failing */
     GP_TRACE_KEEP_ZERO = 2, /* keep 0-GPU jobs (default: ignored, counted) */
+    GP_TRACE_SACCT_SLURM = 4, /* sacct: Partition is the job's required
+                                 pool and Priority its priority (a replay
+                                 on the cluster it came from) */
 };
 
 struct gp_trace_opts {

@@ -202,6 +202,7 @@ struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
     snprintf (r->name, sizeof r->name, "%s", spec->name);
     r->horizon_years = spec->horizon_years;
     r->n_periods = (size_t)lround (spec->horizon_years * 12);
+    gp__plan_existing_log (&c);
     size_t n = gp_plan_eval_all (&c, NULL);
     r->options = calloc (n ? n : 1, sizeof *r->options);
     if (!r->options) {

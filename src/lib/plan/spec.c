@@ -707,6 +707,14 @@ static int load_existing (const struct gp_doc *doc, const json_t *j,
 {
     struct existing_in in;
     memset (&in, 0, sizeof in);
+    if (json_object_get (j, "cluster") || json_object_get (j, "usage")) {
+        /* today's cluster from files (existing.c) */
+        const json_t *b = json_object_get (j, "baseline");
+        if (gp__plan_existing_files (doc, j, cat, &s->existing, err) != 0
+            || (b && load_baseline (doc, b, &s->existing, err) != 0))
+            return err ? err->code : GP_EPARSE;
+        return 0;
+    }
     if (gp_doc_unpack (doc, j, "existing", existing_fields, &in, err) != 0)
         return err ? err->code : GP_EPARSE;
     if (in.lead_time)

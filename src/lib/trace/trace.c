@@ -261,6 +261,41 @@ struct gp_jobset *gp_trace_parse (const char *data, size_t len,
     return finish (&r, rc, err);
 }
 
+/* The trace on standard input ("-"), read whole and parsed as
+ * "<stdin>".
+ */
+static struct gp_jobset *read_stdin (const struct gp_trace_opts *opts,
+                                     gp_error_t *err)
+{
+    size_t n = 0, cap = 1 << 16;
+    char *buf = malloc (cap);
+    while (buf) {
+        if (n == cap) {
+            char *nb = realloc (buf, cap * 2);
+            if (!nb)
+                break;
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread (buf + n, 1, cap - n, stdin);
+        n += got;
+        if (got == 0) {
+            if (ferror (stdin)) {
+                free (buf);
+                gp_errprintf (err, GP_EIO, "<stdin>: read error");
+                return NULL;
+            }
+            struct gp_jobset *js = gp_trace_parse (buf, n, "<stdin>", opts,
+                                                   err);
+            free (buf);
+            return js;
+        }
+    }
+    free (buf);
+    gp_errprintf (err, GP_ENOMEM, "<stdin>: out of memory");
+    return NULL;
+}
+
 struct gp_jobset *gp_trace_read (const char *path,
                                  const struct gp_trace_opts *opts,
                                  gp_error_t *err)
@@ -269,6 +304,8 @@ struct gp_jobset *gp_trace_read (const char *path,
         gp_errprintf (err, GP_EINVAL, "gp_trace_read: NULL argument");
         return NULL;
     }
+    if (strcmp (path, "-") == 0)
+        return read_stdin (opts, err);
     FILE *f = fopen (path, "rb");
     if (!f) {
         gp_errprintf (err, GP_EIO, "%s: %s", path, strerror (errno));

@@ -13,7 +13,7 @@
 enum col {
     C_ID, C_SUBMIT, C_DURATION, C_GPUS, C_TEAM, C_PRIO, C_MILLI, C_POOL,
     C_CKPT, C_COMM, C_START, C_END, C_STATE, C_ALLOC, C_REQ, C_ELAPSED,
-    C_DELETE, C_N
+    C_DELETE, C_RAW, C_QOS, C_N
 };
 
 struct rd {
