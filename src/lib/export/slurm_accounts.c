@@ -148,12 +148,13 @@ static void script_header (const struct gp_cluster *c, struct sb *b)
     gp__sb_printf (
         b,
         "\n\n"
-        "# A sacctmgr change; \"Nothing modified\" (already set) is "
-        "success.\n"
+        "# A sacctmgr change (modify succeeds when the values are already "
+        "set; an add\n# of what exists, after a concurrent add, is "
+        "success too).\n"
         "change () {\n"
         "    if out=$(sacctmgr -i \"$@\" 2>&1); then return 0; fi\n"
-        "    case $out in *'Nothing modified'*|*'Nothing new added'*"
-        "|*'already exists'*) return 0 ;; esac\n"
+        "    case $1:$out in add:*'Nothing new added'*"
+        "|add:*'already exists'*) return 0 ;; esac\n"
         "    printf '%%s\\n' \"$out\" >&2\n"
         "    return 1\n"
         "}\n"

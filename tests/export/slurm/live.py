@@ -39,7 +39,7 @@ import time
 
 TOOLS = ["munged", "mariadb-install-db", "mariadbd", "mariadb", "slurmdbd",
          "slurmctld", "slurmd", "sacctmgr", "sbatch", "squeue", "scontrol",
-         "scancel", "sacct"]
+         "scancel", "sinfo"]
 SBIN = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
 TEAMS = ["batch", "tiny_q-2", "urgent", "lender", "borrower"]
 
