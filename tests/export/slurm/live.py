@@ -41,6 +41,7 @@ TOOLS = ["munged", "mariadb-install-db", "mariadbd", "mariadb", "slurmdbd",
          "slurmctld", "slurmd", "sacctmgr", "sbatch", "squeue", "scontrol",
          "scancel", "sinfo"]
 SBIN = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+DEADLINE_S = 240
 TEAMS = ["batch", "tiny_q-2", "urgent", "lender", "borrower"]
 
 
@@ -437,12 +438,20 @@ def main():
 
     def stop(signum, frame):
         raise Fail(f"signal {signum}")
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP,
+                signal.SIGALRM):
         signal.signal(sig, stop)
+    # A deadline of its own, below ctest's 300 s, so that the stack is
+    # always stopped here (ctest's kill would not reach the daemons' own
+    # sessions).
+    signal.alarm(DEADLINE_S)
     tmp = tempfile.mkdtemp(prefix="gp-slurm-")
     st = Stack(tmp)
     rc = 1
     try:
+        if os.geteuid() != 0:
+            raise Fail("needs root: the daemons run with SlurmUser=root and "
+                       "jobs are submitted as root")
         for t in TOOLS:
             tool(t)
         scenario(st, spec, gpuplan)
@@ -453,6 +462,7 @@ def main():
             print(f"--- {name} log (tail):\n{st.tail(name, 15)}",
                   file=sys.stderr)
     finally:
+        signal.alarm(0)
         hold = os.environ.get("GP_SLURM_HOLD")
         if hold and rc:  # debugging: leave the stack up for a while
             print(f"holding {tmp} for {hold} s", file=sys.stderr, flush=True)
