@@ -14,6 +14,12 @@ PKGS=(
   python3-yaml python3-jsonschema    # validating exported manifests against CRD schemas
   chromium                           # headless browser test of the HTML plan report
   prometheus                         # promtool: checks and unit-tests exported alerting rules
+  munge                              # live Slurm export test: authentication of the Slurm daemons
+  mariadb-server                     # live Slurm export test: slurmdbd's database (QOS, associations, GPU TRES)
+  slurmdbd                           # live Slurm export test: accounting daemon (gres/gpu TRES needs it)
+  slurmctld                          # live Slurm export test: controller loading the exported slurm.conf
+  slurmd                             # live Slurm export test: one node with fake GPU device files
+  slurm-client                       # live Slurm export test: sacctmgr, sbatch, squeue, scontrol, sacct
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -116,9 +116,12 @@ static void test_slurm (void **state)
     struct gp_export *x = render (GP_EXPORT_SLURM);
     assert_int_equal (x->n_files, 4);
     assert_string_equal (x->files[0].name, "slurm.conf");
-    /* 1 TiB = 1048576 MiB of RealMemory. */
+    /* 1 TiB = 1048576 MiB, 97 % of it as RealMemory (1017118); 96 CPUs
+     * on 2 sockets (docs/formats/export-slurm.md). */
     has (x->files[0].text, "NodeName=h100-[001-010] Gres=gpu:h100-sxm:8 "
-                           "CPUs=96 RealMemory=1048576 State=UNKNOWN\n");
+                           "CPUs=96 Sockets=2 CoresPerSocket=48 "
+                           "ThreadsPerCore=1 RealMemory=1017118 "
+                           "State=UNKNOWN\n");
     has (x->files[0].text, "PartitionName=mi300x Nodes=mi300x-[001-005] "
                            "Default=NO");
     has (x->files[1].text, "NodeName=h100-[001-010] Name=gpu Type=h100-sxm "
@@ -129,10 +132,17 @@ static void test_slurm (void **state)
     has (x->files[2].text, "SwitchName=mi300x-leaf01 Nodes=mi300x-[001-005]\n");
     has (x->files[2].text,
          "SwitchName=spine Switches=h100-leaf[01-03],mi300x-leaf01\n");
-    /* a: 40 + 23 = 63 GPUs (no h100 to borrow: b has no h100 quota);
+    /* a: QOS at its quota 60, split 40 h100 + 20 mi300x by pool size;
+     * its borrowing limit 9 splits 6 + 3 the same way.  b can lend no
+     * h100 (no quota there) and min(40, lending limit 10) = 10 mi300x,
+     * so a borrows min(6, 0) + min(3, 10) = 3: the borrowing QOS holds
+     * 3 and the account 60 + 3 = 63 GPUs (the cap of every target);
      * Fairshare 1.5 x 100. */
-    has (x->files[3].text, "add qos a GrpTRES=gres/gpu=63 Priority=0\n");
-    has (x->files[3].text, "add account a Fairshare=150 QOS=a DefaultQOS=a\n");
+    has (x->files[3].text, "'name=a' set Priority=0 'GrpTRES=gres/gpu=60'");
+    has (x->files[3].text, "'name=a-borrow' set Priority=0 "
+                           "'GrpTRES=gres/gpu=3'");
+    has (x->files[3].text, "set Fairshare=150 'QOS=a,a-borrow' "
+                           "'DefaultQOS=a' 'GrpTRES=gres/gpu=63'\n");
     gp_export_destroy (x);
 }
 

@@ -1,0 +1,389 @@
+/* slurm_accounts.c - accounts.sh of the Slurm export: sacctmgr QOS per
+ * team (GPU caps as typed and untyped GrpTRES, priority, preemption),
+ * a borrowing QOS per team that may borrow in a cohort (reclaimed by the
+ * cohort's owners), an account per team on the cluster, users from the
+ * script's arguments.  The script is idempotent: what exists is modified
+ * to the generated values, what is missing is added
+ * (docs/formats/export-slurm.md, "accounts.sh").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quote.h"
+#include "slurm_private.h"
+
+/* Suffix of a team's borrowing QOS. */
+#define BORROW_SUFFIX "-borrow"
+
+/* GPU limits of one team, totals and per pool. */
+struct team_q {
+    int limited;         /* the team has a quota */
+    int per_pool;        /* the quota is a pool map: typed limits hold */
+    int borrows;         /* in a cohort and may borrow: a borrowing QOS */
+    long long nom, bor, cap; /* quota, borrowing, quota + borrowing */
+    long long *nomp, *borp, *capp; /* per pool (per_pool only) */
+};
+
+static int is_pool_map (const struct gp_cluster *c, const struct gp_team *t)
+{
+    if (!t->pool_quota)
+        return 0;
+    for (size_t i = 0; i < c->n_pools; i++)
+        if (t->pool_quota[i] >= 0)
+            return 1;
+    return 0;
+}
+
+static long long cluster_gpus (const struct gp_cluster *c)
+{
+    long long n = 0;
+    for (size_t i = 0; i < c->n_pools; i++)
+        n += gp__pool_gpus (&c->pools[i]);
+    return n;
+}
+
+/* The limits of team 't' into 'q' (its arrays hold c->n_pools entries). */
+static void team_limits (const struct gp_cluster *c, const struct gp_team *t,
+                         struct limits *l, struct team_q *q)
+{
+    long long all = cluster_gpus (c);
+    q->per_pool = is_pool_map (c, t);
+    q->limited = q->per_pool || t->quota_gpus >= 0;
+    q->nom = q->bor = q->cap = 0;
+    if (!q->limited)
+        return;
+    gp__team_limits (c, t, l->nom, l->bor, l->len);
+    if (q->per_pool) {
+        for (size_t i = 0; i < c->n_pools; i++) {
+            long long pool = gp__pool_gpus (&c->pools[i]);
+            q->nomp[i] = l->nom[i] < pool ? l->nom[i] : pool;
+            q->capp[i] = gp__pool_cap (c, t, l, i);
+            if (q->capp[i] < q->nomp[i])
+                q->capp[i] = q->nomp[i];
+            q->borp[i] = q->capp[i] - q->nomp[i];
+            q->nom += q->nomp[i];
+            q->bor += q->borp[i];
+            q->cap += q->capp[i];
+        }
+    } else {
+        /* A total quota counts GPUs of all pools together (the
+         * simulator's rule), which the untyped gres/gpu limit enforces.
+         */
+        q->nom = t->quota_gpus < all ? t->quota_gpus : all;
+        /* Borrowing: only what the other cohort members can lend, pool
+         * by pool (gp__pool_cap, the rule of every target), within the
+         * borrowing limit split over the pools.
+         */
+        long long room = 0;
+        for (size_t i = 0; t->cohort[0] && i < c->n_pools; i++) {
+            long long ci = gp__pool_cap (c, t, l, i);
+            if (ci > l->nom[i])
+                room += ci - l->nom[i];
+        }
+        q->bor = room;
+        q->cap = q->nom + q->bor;
+    }
+    q->borrows = t->cohort[0] && q->bor > 0;
+}
+
+/* Append the GrpTRES value: the untyped total, and for a pool map one
+ * typed entry per accelerator type (the sum over its pools).
+ */
+static void tres (struct sb *v, const struct gp_cluster *c, long long total,
+                  const long long *per_pool)
+{
+    gp__sb_printf (v, "GrpTRES=gres/gpu=%lld", total);
+    for (size_t i = 0; per_pool && i < c->n_pools; i++) {
+        const struct gp_accel *a = c->pools[i].accel;
+        int seen = 0;
+        long long sum = 0;
+        for (size_t k = 0; k < c->n_pools; k++) {
+            seen |= k < i && c->pools[k].accel == a;
+            sum += c->pools[k].accel == a ? per_pool[k] : 0;
+        }
+        if (seen)
+            continue;
+        char type[GP_NAME_MAX];
+        gp__slurm_gres_type (a, type, sizeof type);
+        gp__sb_printf (v, ",gres/gpu:%s=%lld", type, sum);
+    }
+}
+
+/* Append one shell word made of a fixed prefix and a spec name. */
+static void word (struct sb *b, const char *prefix, const char *name,
+                  const char *suffix)
+{
+    struct sb w = {0};
+    gp__sb_printf (&w, "%s%s%s", prefix, name, suffix);
+    gp__sb_printf (b, " ");
+    gp__sh_quote (b, w.s);
+    if (w.oom)
+        b->oom = 1;
+    free (w.s);
+}
+
+/* Append a text as one quoted shell word. */
+static void qword (struct sb *b, struct sb *w)
+{
+    gp__sb_printf (b, " ");
+    gp__sh_quote (b, w->s ? w->s : "");
+    if (w->oom)
+        b->oom = 1;
+    free (w->s);
+    memset (w, 0, sizeof *w);
+}
+
+static void script_header (const struct gp_cluster *c, struct sb *b)
+{
+    gp__sb_printf (b, "#!/bin/sh\n# Accounts and QOS for Slurm cluster '");
+    gp__comment_text (b, c->name);
+    gp__sb_printf (
+        b,
+        "', generated by gpuplan\n"
+        "# (docs/formats/export-slurm.md).  Needs slurmdbd.  Safe to run "
+        "again: what\n"
+        "# exists is set to the values below, what is missing is added.\n"
+        "# Usage: sh accounts.sh [USER:TEAM ...]  (adds each user to the "
+        "team's account)\n"
+        "set -eu\n"
+        "cluster=");
+    gp__sh_quote (b, c->name);
+    gp__sb_printf (
+        b,
+        "\n\n"
+        "# A sacctmgr change (modify succeeds when the values are already "
+        "set; an add\n# of what exists, after a concurrent add, is "
+        "success too).\n"
+        "change () {\n"
+        "    if out=$(sacctmgr -i \"$@\" 2>&1); then return 0; fi\n"
+        "    case $1:$out in add:*'Nothing new added'*"
+        "|add:*'already exists'*) return 0 ;; esac\n"
+        "    printf '%%s\\n' \"$out\" >&2\n"
+        "    return 1\n"
+        "}\n"
+        "# Whether a sacctmgr listing (-n -P) has the line $1.\n"
+        "listed () {\n"
+        "    line=$1\n"
+        "    shift\n"
+        "    sacctmgr -n -P \"$@\" | grep -Fqx -- \"$line\"\n"
+        "}\n\n"
+        "listed \"$cluster\" show cluster format=cluster "
+        "|| change add cluster \"$cluster\"\n");
+    /* GrpTRES on gres/gpu needs the TRES, which slurmctld registers from
+     * AccountingStorageTRES when it starts.
+     */
+    gp__sb_printf (b, "for t in gpu");
+    for (size_t i = 0; i < c->n_pools; i++) {
+        int seen = 0;
+        for (size_t k = 0; k < i; k++)
+            seen |= c->pools[k].accel == c->pools[i].accel;
+        char type[GP_NAME_MAX];
+        gp__slurm_gres_type (c->pools[i].accel, type, sizeof type);
+        if (!seen)
+            word (b, "gpu:", type, "");
+    }
+    gp__sb_printf (
+        b, "; do\n"
+           "    listed \"gres|$t\" show tres format=type,name || {\n"
+           "        echo \"accounts.sh: slurmdbd does not know TRES gres/$t: "
+           "start slurmctld with\" \\\n"
+           "            \"the exported slurm.conf (AccountingStorageTRES) "
+           "first\" >&2\n"
+           "        exit 1\n"
+           "    }\n"
+           "done\n");
+}
+
+/* The QOS a team's base QOS may preempt: every QOS of teams of strictly
+ * lower priority (the priority policy), and the borrowing QOS of the
+ * other teams of its cohort (reclaim).  "Preempt=" and the names,
+ * comma-separated, into 'w'; returns how many.  (An empty "Preempt=" is
+ * never written: in Slurm 22.05 it leaves the QOS unpreemptable, every
+ * later Preempt= naming it failing with "QOS Preemption loop detected".)
+ */
+static int preempt_list (const struct gp_team *ts, size_t nt, size_t ti,
+                         const int *borrows, struct sb *w)
+{
+    const struct gp_team *t = &ts[ti];
+    int n = 0;
+    gp__sb_printf (w, "Preempt=");
+    for (size_t k = 0; k < nt; k++) {
+        const struct gp_team *o = &ts[k];
+        int lower = o->priority < t->priority;
+        int reclaim = k != ti && t->cohort[0] && borrows[k]
+                      && !strcmp (o->cohort, t->cohort);
+        if (lower)
+            gp__sb_printf (w, "%s%s", n++ ? "," : "", o->name);
+        if (borrows[k] && (lower || reclaim))
+            gp__sb_printf (w, "%s%s" BORROW_SUFFIX, n++ ? "," : "", o->name);
+    }
+    return n;
+}
+
+/* A team's base and borrowing QOS ('q' computed). */
+static void team_qos (const struct gp_cluster *c, const struct gp_team *ts,
+                      size_t nt, size_t ti, const struct team_q *q,
+                      const int *borrows, int prio_base, struct sb *b)
+{
+    const struct gp_team *t = &ts[ti];
+    struct sb w = {0};
+    int prio = t->priority - prio_base;
+    gp__sb_printf (b, "change modify qos where");
+    word (b, "name=", t->name, "");
+    gp__sb_printf (b, " set Priority=%d", prio);
+    if (q->limited)
+        tres (&w, c, q->nom, q->per_pool ? q->nomp : NULL);
+    else
+        gp__sb_printf (&w, "GrpTRES=gres/gpu=-1");
+    qword (b, &w);
+    if (preempt_list (ts, nt, ti, borrows, &w) > 0)
+        qword (b, &w);
+    else {
+        free (w.s);
+        memset (&w, 0, sizeof w);
+    }
+    gp__sb_printf (b, " PreemptMode=requeue\n");
+    if (!q->borrows)
+        return;
+    gp__sb_printf (b, "change modify qos where");
+    word (b, "name=", t->name, BORROW_SUFFIX);
+    gp__sb_printf (b, " set Priority=%d", prio);
+    tres (&w, c, q->bor, q->per_pool ? q->borp : NULL);
+    qword (b, &w);
+    gp__sb_printf (b, " PreemptMode=requeue\n");
+}
+
+/* The team's account on the cluster: fair share, QOS, GPU cap. */
+static void team_account (const struct gp_cluster *c, const struct gp_team *t,
+                          const struct team_q *q, struct sb *b)
+{
+    struct sb w = {0};
+    double wt = t->weight > 0 ? t->weight : 1.0;
+    long long fs = (long long)llround (wt * 100.0);
+    if (fs < 1)
+        fs = 1;
+    gp__sb_printf (b, "listed");
+    word (b, "", t->name, "|");
+    gp__sb_printf (b, " show assoc where cluster=\"$cluster\"");
+    word (b, "account=", t->name, "");
+    gp__sb_printf (b, " format=account,user \\\n    || change add account");
+    word (b, "", t->name, "");
+    gp__sb_printf (b, " cluster=\"$cluster\"\n");
+    gp__sb_printf (b, "change modify account where");
+    word (b, "name=", t->name, "");
+    gp__sb_printf (b, " cluster=\"$cluster\" set Fairshare=%lld", fs);
+    gp__sb_printf (&w, "QOS=%s", t->name);
+    if (q->borrows)
+        gp__sb_printf (&w, ",%s" BORROW_SUFFIX, t->name);
+    qword (b, &w);
+    word (b, "DefaultQOS=", t->name, "");
+    if (q->limited)
+        tres (&w, c, q->cap, q->per_pool ? q->capp : NULL);
+    else
+        gp__sb_printf (&w, "GrpTRES=gres/gpu=-1");
+    qword (b, &w);
+    gp__sb_printf (b, "\n");
+}
+
+/* Users from the script's arguments, USER:TEAM, each added once. */
+static void users (const struct gp_team *ts, size_t nt, struct sb *b)
+{
+    gp__sb_printf (b, "\n# Users: USER:TEAM arguments, each added to the "
+                      "team's account once.\n"
+                      "for ut in \"$@\"; do\n"
+                      "    user=${ut%%%%:*}\n"
+                      "    team=${ut#*:}\n"
+                      "    case $team in\n    ");
+    for (size_t k = 0; k < nt; k++) {
+        gp__sb_printf (b, "%s", k ? "|" : "");
+        gp__sh_quote (b, ts[k].name);
+    }
+    gp__sb_printf (b, ") ;;\n    *) team= ;;\n    esac\n"
+                      "    if [ -z \"$team\" ] || [ -z \"$user\" ] "
+                      "|| [ \"$user\" = \"$ut\" ]; then\n"
+                      "        echo \"accounts.sh: '$ut': expected "
+                      "USER:TEAM, TEAM one of:\"");
+    for (size_t k = 0; k < nt; k++) {
+        gp__sb_printf (b, " ");
+        gp__sh_quote (b, ts[k].name);
+    }
+    gp__sb_printf (b, " >&2\n        exit 2\n    fi\n"
+                      "    listed \"$team|$user\" show assoc where "
+                      "cluster=\"$cluster\" account=\"$team\" \\\n"
+                      "        user=\"$user\" format=account,user \\\n"
+                      "        || change add user \"$user\" "
+                      "account=\"$team\" cluster=\"$cluster\"\n"
+                      "done\n");
+}
+
+/* A team named like another team's borrowing QOS would share it. */
+static int check_borrow_names (const struct gp_team *ts, size_t nt,
+                               const int *borrows, gp_error_t *err)
+{
+    for (size_t i = 0; i < nt; i++) {
+        size_t n = strlen (ts[i].name);
+        for (size_t k = 0; borrows[i] && k < nt; k++)
+            if (!strncmp (ts[k].name, ts[i].name, n)
+                && !strcmp (ts[k].name + n, BORROW_SUFFIX))
+                return gp_errprintf (
+                    err, GP_EINVAL,
+                    "teams[%zu].name '%s' is the name of the borrowing QOS "
+                    "of team '%s' in the Slurm export; rename one of them",
+                    k, ts[k].name, ts[i].name);
+    }
+    return 0;
+}
+
+int gp__slurm_accounts (const struct gp_cluster *c, struct sb *b,
+                        gp_error_t *err)
+{
+    struct gp_team fb;
+    size_t nt;
+    const struct gp_team *ts = gp__teams_of (c, &nt, &fb);
+    struct limits l = {0};
+    struct team_q *q = calloc (nt, sizeof *q);
+    int *borrows = calloc (nt, sizeof *borrows);
+    long long *arr = calloc (3 * nt * c->n_pools, sizeof *arr);
+    int rc = 0;
+    if (!q || !borrows || !arr || gp__limits_alloc (&l, c->n_pools) != 0) {
+        rc = GP_ENOMEM;
+        goto done;
+    }
+    int prio_base = 0; /* QOS priorities are unsigned: shift by the lowest */
+    for (size_t k = 0; k < nt; k++) {
+        q[k].nomp = arr + 3 * k * c->n_pools;
+        q[k].borp = q[k].nomp + c->n_pools;
+        q[k].capp = q[k].borp + c->n_pools;
+        team_limits (c, &ts[k], &l, &q[k]);
+        borrows[k] = q[k].borrows;
+        if (ts[k].priority < prio_base)
+            prio_base = ts[k].priority;
+    }
+    rc = check_borrow_names (ts, nt, borrows, err);
+    if (rc != 0)
+        goto done;
+    script_header (c, b);
+    gp__sb_printf (b, "\n# QOS (all exist before a preemption list names them).\n"
+                      "for q in");
+    for (size_t k = 0; k < nt; k++) {
+        word (b, "", ts[k].name, "");
+        if (borrows[k])
+            word (b, "", ts[k].name, BORROW_SUFFIX);
+    }
+    gp__sb_printf (b, "; do\n    listed \"$q\" show qos format=name "
+                      "|| change add qos \"$q\"\ndone\n");
+    for (size_t k = 0; k < nt; k++)
+        team_qos (c, ts, nt, k, &q[k], borrows, prio_base, b);
+    gp__sb_printf (b, "\n# Accounts: one per team on this cluster.\n");
+    for (size_t k = 0; k < nt; k++)
+        team_account (c, &ts[k], &q[k], b);
+    users (ts, nt, b);
+done:
+    gp__limits_free (&l);
+    free (q);
+    free (borrows);
+    free (arr);
+    return rc;
+}
