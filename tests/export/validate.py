@@ -9,6 +9,8 @@ Usage:
       Check one hand-written manifest.  A file whose first line is
       "# expect: RULE" must be rejected by RULE (a negative test); any other
       file must pass.
+  validate.py --coverage DIR
+      Every rule has a negative test in DIR (a file expecting it).
 
 Checks, each reported with its rule id:
   schema         the upstream CRD openAPIV3Schema of the object's apiVersion
@@ -610,9 +612,25 @@ def check_file(path):
     return 1 if fails or not docs else 0
 
 
+def check_coverage(d):
+    expected = set()
+    for f in sorted(os.listdir(d)):
+        with open(os.path.join(d, f)) as fh:
+            m = re.match(r"#\s*expect:\s*(\S+)", fh.readline())
+        if m:
+            expected.add(m.group(1))
+    missing = sorted(set(RULES) - expected)
+    for rid in missing:
+        print(f"FAIL rule {rid} has no negative test in {d}")
+    print(f"{len(RULES)} rules, {len(missing)} without a negative test")
+    return 1 if missing or "schema" not in expected else 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--file":
         return check_file(argv[2])
+    if len(argv) == 3 and argv[1] == "--coverage":
+        return check_coverage(argv[2])
     if len(argv) >= 3:
         return check_exports(argv[1], argv[2:])
     print(__doc__, file=sys.stderr)
