@@ -71,7 +71,7 @@ def load_crds():
         if not f.endswith(".yaml"):
             continue
         with open(os.path.join(d, f)) as fh:
-            crd = yaml.safe_load(fh)
+            crd = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         group = crd["spec"]["group"]
         kind = crd["spec"]["names"]["kind"]
         for v in crd["spec"]["versions"]:
