@@ -33,6 +33,10 @@ struct gp_export_opts {
     int kueue_api; /* Kueue API version: 0 or 2 = v1beta2 (the storage
                       version of Kueue v0.19), 1 = v1beta1 (older
                       clusters) */
+    const struct gp_catalog *catalog; /* optional: host CPUs and memory of
+                      the accelerator's catalog instance rows where a pool
+                      omits cpus_per_node/host_memory (Kueue, Volcano);
+                      NULL = none (borrowed) */
 };
 
 struct gp_export_file {
@@ -87,6 +91,25 @@ struct gp_export *gp_export_render_opts (const struct gp_cluster *c,
  * 2).  Returns 0, or GP_EINVAL naming the accepted values.
  */
 int gp_export_kueue_api_parse (const char *s, int *api, gp_error_t *err);
+
+/* The Kubernetes extended resources one node of pool 'p' exposes, with
+ * their counts per node: 'strategy' "single" or "mixed" (the NVIDIA GPU
+ * Operator's MIG strategies).  A pool without MIG profiles, or of another
+ * vendor, exposes its device plugin's resource (nvidia.com/gpu,
+ * amd.com/gpu, aws.amazon.com/neuron, google.com/tpu, habana.ai/gaudi) =
+ * gpus_per_node.  A MIG pool: "single" gives nvidia.com/gpu = GPUs x
+ * instances of its one profile per GPU (GP_EINVAL for more than one
+ * profile); "mixed" gives nvidia.com/mig-<profile> per listed profile,
+ * the node's GPUs dealt to the profiles in turn (GPU i takes profile
+ * i mod n), each GPU holding the most instances of its profile
+ * (mig-parted's all-<profile> layout; docs/formats/export-kueue.md).
+ * Writes up to 'max' entries into 'names' and 'counts'.  Returns the
+ * number written (>= 1), or GP_EINVAL (NULL argument, unknown strategy,
+ * unparsable profile) / GP_ERANGE (more than 'max') with 'err' set.
+ */
+int gp_pool_k8s_resources (const struct gp_pool *p, const char *strategy,
+                           char names[][64], long long *counts, size_t max,
+                           gp_error_t *err);
 
 /* Free an export and its texts; NULL is a no-op. */
 void gp_export_destroy (struct gp_export *x);

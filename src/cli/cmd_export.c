@@ -127,6 +127,7 @@ int cmd_export (int argc, char **argv)
     struct gp_catalog *cat = cli_catalog (dir, &err);
     if (!cat)
         return cli_fail (&err);
+    xo.catalog = cat;
     struct gp_doc *doc = gp_doc_load (spec, &err);
     struct gp_cluster *cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
     struct gp_export *x = cl ? gp_export_render_opts (cl, target, &xo, &err) : NULL;

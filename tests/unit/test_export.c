@@ -67,22 +67,28 @@ static void test_kueue (void **state)
 {
     (void)state;
     struct gp_export *x = render (GP_EXPORT_KUEUE);
-    assert_int_equal (x->n_files, 1);
+    /* mi300x has no host size and no catalog is given: cpu and memory are
+     * left to the Kueue Configuration fragment (second file). */
+    assert_int_equal (x->n_files, 2);
+    assert_string_equal (x->files[1].name, "kueue-config.yaml");
+    has (x->files[1].text, "excludeResourcePrefixes: [cpu, memory]\n");
     const char *t = x->files[0].text;
     /* Team a: scalar quota 60 over 80 + 40 GPUs -> 40 + 20; borrowing 9 in
      * proportion to 40:20 -> 6 + 3. */
-    has (t, "              nominalQuota: 40\n"
-            "              borrowingLimit: 6\n");
-    has (t, "              nominalQuota: 20\n"
-            "              borrowingLimit: 3\n");
+    has (t, "      - name: nvidia.com/gpu\n"
+            "        nominalQuota: 40\n"
+            "        borrowingLimit: 6\n");
+    has (t, "      - name: amd.com/gpu\n"
+            "        nominalQuota: 20\n"
+            "        borrowingLimit: 3\n");
     has (t, "  cohortName: c\n");
     has (t, "    weight: \"1.5\"\n");
     /* Team b: per-pool quota, lending 10 all on mi300x. */
-    has (t, "              nominalQuota: 40\n"
-            "              lendingLimit: 10\n");
-    /* Vendors map to their device plugins' resources. */
-    has (t, "coveredResources: [\"nvidia.com/gpu\"]");
-    has (t, "coveredResources: [\"amd.com/gpu\"]");
+    has (t, "      - name: amd.com/gpu\n"
+            "        nominalQuota: 40\n"
+            "        lendingLimit: 10\n");
+    /* One resource group; vendors map to their device plugins' resources. */
+    has (t, "coveredResources: [nvidia.com/gpu, amd.com/gpu]");
     has (t, "kind: WorkloadPriorityClass\nmetadata:\n  name: priority-5\n"
             "value: 5\n");
     has (t, "kind: LocalQueue\nmetadata:\n  name: b\n  namespace: b\n"
@@ -98,15 +104,19 @@ static void test_volcano (void **state)
     /* Non-integral weight 1.5 -> all weights x100 (150 and 100). */
     has (t, "  name: a\nspec:\n  weight: 150\n");
     has (t, "  name: b\nspec:\n  weight: 100\n");
-    /* a: deserved 40/20; capability = quota + what it may borrow: on h100
-     * min(6, b's h100 quota 0) = 0 -> 40; on mi300x min(3, b's lending
-     * limit 10) = 3 -> 23. */
-    has (t, "  deserved:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 20\n");
-    has (t, "  capability:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 23\n");
-    /* b: no borrowing limit in a cohort -> quota + what a can lend: h100
-     * 0 + 40; mi300x 40 + 20, capped at the pool's 40. */
-    has (t, "  capability:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 40\n");
+    /* a: deserved 40/20; capability quota + borrowing = 46/23, but cohort c
+     * holds only 40 h100 (a's own) and 60 mi300x. */
+    has (t, "  deserved:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 20\n"
+            "  capability:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 23\n");
+    /* b: no borrowing limit -> what the cohort holds; it keeps 40 - 10. */
+    has (t, "  capability:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 40\n"
+            "  guarantee:\n    resource:\n      nvidia.com/gpu: 0\n"
+            "      amd.com/gpu: 30\n");
     has (t, "  parent: c\n");
+    /* The cohort's parent queue: deserved = capability = sum of quotas. */
+    has (t, "  name: c\nspec:\n  weight: 1\n  reclaimable: true\n"
+            "  deserved:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 60\n"
+            "  capability:\n    nvidia.com/gpu: 40\n    amd.com/gpu: 60\n");
     gp_export_destroy (x);
 }
 
@@ -228,7 +238,7 @@ static void test_targets (void **state)
         size_t n_files;
         const char *first;
     } want[] = {
-        {GP_EXPORT_KUEUE, "kueue", 1, "kueue.yaml"},
+        {GP_EXPORT_KUEUE, "kueue", 2, "kueue.yaml"},
         {GP_EXPORT_VOLCANO, "volcano", 1, "volcano.yaml"},
         {GP_EXPORT_SLURM, "slurm", 4, "slurm.conf"},
         {GP_EXPORT_PROMETHEUS, "prometheus", 1, "gpuplan-rules.yml"},
