@@ -69,7 +69,7 @@ const char *gp_export_target_str (enum gp_export_target t);
 /* Render 'c' for target 't' into a new export the caller frees with
  * gp_export_destroy().  Fails with GP_EINVAL when a name cannot be used
  * by the target (Kubernetes names are DNS-1123 labels; Slurm names are
- * [A-Za-z0-9_-]), naming the offending spec field; GP_EINVAL for an empty
+ * [a-z][a-z0-9_-]*), naming the offending spec field; GP_EINVAL for an empty
  * cluster or a target outside the enum, GP_ENOMEM.  Returns NULL with
  * 'err' set on failure.
  */
