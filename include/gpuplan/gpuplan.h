@@ -11,6 +11,7 @@
 #include "gpuplan/error.h"
 #include "gpuplan/export.h"
 #include "gpuplan/infer.h"
+#include "gpuplan/io.h"
 #include "gpuplan/names.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/policy.h"

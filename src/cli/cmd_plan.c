@@ -5,7 +5,6 @@
  * (plan.h, report.h); this file parses arguments, writes the output and
  * maps the plan's status to the exit code.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,21 +59,6 @@ const char cmd_plan_help[] =
     "    gpuplan plan examples/enterprise-plan.yaml --format html --out "
     "plan.html\n"
     "    gpuplan plan examples/startup-plan.yaml --json\n";
-
-static int write_file (const char *path, const char *text)
-{
-    FILE *f = fopen (path, "w");
-    if (!f) {
-        fprintf (stderr, "gpuplan: error: %s: %s\n", path, strerror (errno));
-        return EXIT_USAGE;
-    }
-    int bad = fputs (text, f) < 0;
-    if (fclose (f) != 0 || bad) {
-        fprintf (stderr, "gpuplan: error: %s: write failed\n", path);
-        return EXIT_INTERNAL;
-    }
-    return EXIT_OK;
-}
 
 int cmd_plan (int argc, char **argv)
 {
@@ -136,7 +120,8 @@ int cmd_plan (int argc, char **argv)
         goto done;
     }
     if (out) {
-        rc = write_file (out, text);
+        if (gp_write_file_atomic (out, text, strlen (text), &err) != 0)
+            rc = cli_fail (&err);
         char *sum = rc == EXIT_OK ? gp_report_summary (res, &err) : NULL;
         if (sum) {
             fputs (sum, stdout);

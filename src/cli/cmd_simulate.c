@@ -131,21 +131,18 @@ static void progress (double frac, void *arg)
         fputc ('\n', stderr);
 }
 
-/* Write a rendered text (freed) to 'path', NULL = stdout; exit status. */
+/* Write a rendered text (freed) to 'path' (io.h), NULL = stdout; exit
+ * status.
+ */
 static int write_text (const char *path, char *text, gp_error_t *err)
 {
-    FILE *f = path && text ? fopen (path, "w") : stdout;
-    if (!text || !f) {
-        free (text);
-        if (text)
-            gp_errprintf (err, GP_EIO, "%s: cannot write", path);
-        return cli_fail (err);
-    }
-    fputs (text, f);
-    if (path)
-        fclose (f);
+    int rc = !text ? cli_fail (err) : EXIT_OK;
+    if (text && !path)
+        fputs (text, stdout);
+    else if (text && gp_write_file_atomic (path, text, strlen (text), err))
+        rc = cli_fail (err);
     free (text);
-    return EXIT_OK;
+    return rc;
 }
 
 static int run_fill (const struct opts *o)

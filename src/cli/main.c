@@ -1,4 +1,5 @@
 /* main.c - the gpuplan command: global options and subcommand dispatch. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ static void usage (FILE *f)
              "help", "show the manual page of a command");
 }
 
-int main (int argc, char **argv)
+static int dispatch (int argc, char **argv)
 {
     if (argc < 2) {
         usage (stderr);
@@ -70,4 +71,16 @@ int main (int argc, char **argv)
                                 near);
     return cli_usage_error ("unknown command '%s' (see 'gpuplan --help')",
                             cmd);
+}
+
+int main (int argc, char **argv)
+{
+    int rc = dispatch (argc, argv);
+    errno = 0;
+    if (fflush (stdout) != 0 || ferror (stdout)) {
+        fprintf (stderr, "gpuplan: error: standard output: %s\n",
+                 errno ? strerror (errno) : "write failed");
+        return EXIT_INTERNAL;
+    }
+    return rc;
 }
