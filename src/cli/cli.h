@@ -67,12 +67,7 @@ int cli_scan_set (const char *cmd, int argc, char **argv,
 /* Load the catalog honouring --catalog DIR (NULL = embedded only). */
 struct gp_catalog *cli_catalog (const char *dir, gp_error_t *err);
 
-/* ---- aligned text tables ---- */
-struct cli_table;
-struct cli_table *cli_table_create (size_t n_cols, const char *const *heads);
-/* Append a row of n_cols cells (copied). */
-void cli_table_add (struct cli_table *t, const char *const *cells);
-/* Print and free. Numeric-looking cells are right-aligned. */
-void cli_table_print (struct cli_table *t);
+/* Print an aligned text table (report.h) to stdout and free it. */
+void cli_table_print (struct gp_text_table *t);
 
 #endif

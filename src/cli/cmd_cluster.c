@@ -112,7 +112,7 @@ int cmd_cluster (int argc, char **argv)
                 cl->n_pools == 1 ? "" : "s");
         const char *h[] = {"POOL", "ACCELERATOR", "NODES", "GPUS", "MEMORY",
                            "MEM BW", "BF16 PEAK", "FP8 PEAK", "GPU TDP"};
-        struct cli_table *t = cli_table_create (9, h);
+        struct gp_text_table *t = gp_text_table_create (9, h);
         char b[8][48];
         const char *r[9];
         for (size_t i = 0; i < cl->n_pools; i++) {
@@ -120,10 +120,10 @@ int cmd_cluster (int argc, char **argv)
             struct gp_cluster_totals pt;
             gp_cluster_pool_totals (cl, i, &pt, NULL);
             row_of (p->name, p->accel->id, &pt, b, r);
-            cli_table_add (t, r);
+            gp_text_table_add (t, r);
         }
         row_of ("total", "", &all, b, r);
-        cli_table_add (t, r);
+        gp_text_table_add (t, r);
         cli_table_print (t);
         printf ("\nPeaks are dense tensor figures from the catalog (sources: "
                 "'gpuplan catalog show ID').\nTDP counts accelerators only, "

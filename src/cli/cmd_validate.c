@@ -71,7 +71,7 @@ static void print_text (const struct gp_validation *v)
 {
     const char *h[] = {"ID", "KIND", "PREDICTED", "MEASURED", "ERR",
                        "LAYOUT / REASON"};
-    struct cli_table *t = cli_table_create (6, h);
+    struct gp_text_table *t = gp_text_table_create (6, h);
     for (size_t i = 0; i < v->n_rows; i++) {
         const struct gp_val_row *o = &v->rows[i];
         char p[32], m[32], e[32];
@@ -89,7 +89,7 @@ static void print_text (const struct gp_validation *v)
                             o->kind == GP_VAL_CAMPAIGN ? "gpu-h"
                                                        : "tok/s/gpu",
                             p, m, e, o->ok ? o->layout : o->reason};
-        cli_table_add (t, c);
+        gp_text_table_add (t, c);
     }
     cli_table_print (t);
     printf ("\nsummary (|relative error|; throughput rows in tokens/s "

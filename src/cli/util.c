@@ -1,5 +1,4 @@
 /* util.c - messages, JSON output and text tables for the gpuplan command. */
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,81 +83,13 @@ struct gp_catalog *cli_catalog (const char *dir, gp_error_t *err)
     return gp_catalog_load (dir, err);
 }
 
-/* ============================== tables ================================= */
-
-struct cli_table {
-    size_t n_cols;
-    char **cells; /* row-major, header first */
-    size_t n_rows, cap_rows;
-};
-
-struct cli_table *cli_table_create (size_t n_cols, const char *const *heads)
+void cli_table_print (struct gp_text_table *t)
 {
-    struct cli_table *t = calloc (1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->n_cols = n_cols;
-    cli_table_add (t, heads);
-    return t;
-}
-
-void cli_table_add (struct cli_table *t, const char *const *cells)
-{
-    if (!t)
-        return;
-    if (t->n_rows == t->cap_rows) {
-        size_t nc = t->cap_rows ? 2 * t->cap_rows : 16;
-        char **c = realloc (t->cells, nc * t->n_cols * sizeof *c);
-        if (!c)
-            return;
-        t->cells = c;
-        t->cap_rows = nc;
-    }
-    for (size_t i = 0; i < t->n_cols; i++)
-        t->cells[t->n_rows * t->n_cols + i] =
-            strdup (cells[i] ? cells[i] : "");
-    t->n_rows++;
-}
-
-static int numeric_cell (const char *s)
-{
-    if (*s == '$' || *s == '-')
-        s++;
-    return isdigit ((unsigned char)*s);
-}
-
-void cli_table_print (struct cli_table *t)
-{
-    if (!t)
-        return;
-    size_t w[32] = {0};
-    size_t nc = t->n_cols < 32 ? t->n_cols : 32;
-    for (size_t r = 0; r < t->n_rows; r++)
-        for (size_t c = 0; c < nc; c++) {
-            const char *s = t->cells[r * t->n_cols + c];
-            size_t l = s ? strlen (s) : 0;
-            if (l > w[c])
-                w[c] = l;
-        }
-    for (size_t r = 0; r < t->n_rows; r++) {
-        for (size_t c = 0; c < nc; c++) {
-            const char *s = t->cells[r * t->n_cols + c];
-            if (!s)
-                s = "";
-            int last = c + 1 == nc;
-            if (r > 0 && numeric_cell (s))
-                printf ("%*s", (int)w[c], s);
-            else if (last)
-                printf ("%s", s);
-            else
-                printf ("%-*s", (int)w[c], s);
-            if (!last)
-                fputs ("  ", stdout);
-        }
-        fputc ('\n', stdout);
-    }
-    for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
-        free (t->cells[i]);
-    free (t->cells);
-    free (t);
+    gp_error_t err = {0};
+    char *s = gp_text_table_take (t, &err);
+    if (s)
+        fputs (s, stdout);
+    else
+        cli_fail (&err);
+    free (s);
 }
