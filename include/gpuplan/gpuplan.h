@@ -13,6 +13,7 @@
 #include "gpuplan/infer.h"
 #include "gpuplan/io.h"
 #include "gpuplan/names.h"
+#include "gpuplan/opts.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/policy.h"
 #include "gpuplan/price.h"

@@ -69,8 +69,8 @@ int cmd_cluster (int argc, char **argv)
     int as_json = 0;
     const char *dir = NULL;
     int o;
-    optind = 0;
-    opterr = 0;
+    if (cli_opts_begin ("cluster", argc, argv, opts, NULL))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'j':
@@ -91,7 +91,7 @@ int cmd_cluster (int argc, char **argv)
         return cli_usage_error ("cluster: expected one SPEC.yaml (see "
                                 "'gpuplan cluster --help')");
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_doc *doc = gp_doc_load (argv[optind], &err);

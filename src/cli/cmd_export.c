@@ -90,8 +90,9 @@ int cmd_export (int argc, char **argv)
     int as_json = 0, o;
     struct gp_export_opts xo = {0};
     gp_error_t err = {0};
-    optind = 0;
-    opterr = 0;
+    static const char *const conflicts[] = {"json", "out", NULL};
+    if (cli_opts_begin ("export", argc, argv, opts, conflicts))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'C':
@@ -126,7 +127,7 @@ int cmd_export (int argc, char **argv)
         return cli_fail (&err);
     if (!spec)
         return cli_usage_error ("export: --cluster SPEC.yaml is required");
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_doc *doc = gp_doc_load (spec, &err);

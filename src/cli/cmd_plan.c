@@ -74,8 +74,9 @@ int cmd_plan (int argc, char **argv)
     const char *dir = NULL, *out = NULL;
     gp_error_t err = {0};
     int o;
-    optind = 0;
-    opterr = 0;
+    static const char *const conflicts[] = {"json", "format", NULL};
+    if (cli_opts_begin ("plan", argc, argv, opts, conflicts))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'f':
@@ -102,7 +103,7 @@ int cmd_plan (int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error ("plan: expected one PLAN.yaml (see 'gpuplan "
                                 "plan --help')");
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_doc *doc = gp_doc_load (argv[optind], &err);

@@ -106,7 +106,7 @@ static int run_training (const struct gp_validate_request *rq, int as_json,
                          const char *dir)
 {
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_validation *v = NULL;
@@ -157,8 +157,8 @@ int cmd_validate (int argc, char **argv)
     int as_json = 0;
     const char *dir = NULL;
     int o;
-    optind = 0;
-    opterr = 0;
+    if (cli_opts_begin ("validate", argc, argv, opts, NULL))
+        return EXIT_USAGE;
     /* at most one override per two arguments */
     struct gp_validate_request rq = {0};
     struct gp_eff_override *sets = calloc ((size_t)argc, sizeof *sets);

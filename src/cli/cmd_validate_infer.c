@@ -69,8 +69,8 @@ int cmd_validate_inference (int argc, char **argv)
     };
     int as_json = 0, o;
     const char *dir = NULL;
-    optind = 0;
-    opterr = 0;
+    if (cli_opts_begin ("validate inference", argc, argv, opts, NULL))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'j':
@@ -93,7 +93,7 @@ int cmd_validate_inference (int argc, char **argv)
                                 "%s",
                                 validate_infer_usage);
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_validate_request rq = {.path = argv[optind]};

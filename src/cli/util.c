@@ -1,4 +1,5 @@
 /* util.c - messages, JSON output and text tables for the gpuplan command. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,23 @@ int cli_usage_error (const char *fmt, ...)
 
 int cli_fail (const gp_error_t *err)
 {
-    fprintf (stderr, "gpuplan: error: %s\n",
-             err && err->text[0] ? err->text : "unknown failure");
+    char text[GP_ERROR_TEXT_MAX];
+    snprintf (text, sizeof text, "%s",
+              err && err->text[0] ? err->text : "unknown failure");
+    gp_opts_shorten_quoted (text);
+    fprintf (stderr, "gpuplan: error: %s\n", text);
     return gp_err_exit_status (err ? err->code : GP_EINTERNAL);
+}
+
+void cli_progress (double frac, void *arg)
+{
+    (void)arg;
+    int w = 40, k = (int)(frac * w);
+    fprintf (stderr, "\r[%.*s%*s] %3.0f%%", k,
+             "########################################", w - k, "",
+             frac * 100);
+    if (frac >= 1)
+        fputc ('\n', stderr);
 }
 
 void cli_warn (const char *fmt, ...)
@@ -62,6 +77,25 @@ json_t *cli_json_known (double v)
     return v > 0 ? json_real (v) : json_null ();
 }
 
+int cli_opts_begin (const char *cmd, int argc, char **argv,
+                    const struct option *opts, const char *const *conflicts)
+{
+    struct gp_opt_name names[128];
+    size_t n = 0;
+    for (; opts[n].name && n < 128; n++)
+        names[n] = (struct gp_opt_name){opts[n].name, opts[n].has_arg != 0};
+    char warn[96];
+    gp_error_t err = {0};
+    optind = 0;
+    opterr = 0;
+    if (gp_opts_check (argc, argv, names, n, conflicts, warn, sizeof warn,
+                       &err))
+        return cli_usage_error ("%s: %s", cmd, err.text);
+    if (warn[0])
+        cli_warn ("%s: %s", cmd, warn);
+    return EXIT_OK;
+}
+
 int cli_scan_set (const char *cmd, int argc, char **argv,
                   struct gp_defaults *d)
 {
@@ -76,11 +110,6 @@ int cli_scan_set (const char *cmd, int argc, char **argv,
             return cli_usage_error ("%s: --set: %s", cmd, err.text);
     }
     return EXIT_OK;
-}
-
-struct gp_catalog *cli_catalog (const char *dir, gp_error_t *err)
-{
-    return gp_catalog_load (dir, err);
 }
 
 void cli_table_print (struct gp_text_table *t)
