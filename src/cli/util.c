@@ -9,12 +9,13 @@
 
 int cli_usage_error (const char *fmt, ...)
 {
+    char text[512];
     va_list ap;
     va_start (ap, fmt);
-    fputs ("gpuplan: error: ", stderr);
-    vfprintf (stderr, fmt, ap);
-    fputc ('\n', stderr);
+    vsnprintf (text, sizeof text, fmt, ap);
     va_end (ap);
+    gp_opts_shorten_quoted (text);
+    fprintf (stderr, "gpuplan: error: %s\n", text);
     return EXIT_USAGE;
 }
 
@@ -90,7 +91,8 @@ int cli_opts_begin (const char *cmd, int argc, char **argv,
     opterr = 0;
     if (gp_opts_check (argc, argv, names, n, conflicts, warn, sizeof warn,
                        &err))
-        return cli_usage_error ("%s: %s", cmd, err.text);
+        return cli_usage_error ("%s: %s (see 'gpuplan %s --help')", cmd,
+                                err.text, cmd);
     if (warn[0])
         cli_warn ("%s: %s", cmd, warn);
     return EXIT_OK;
