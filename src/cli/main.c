@@ -66,7 +66,7 @@ static int dispatch (int argc, char **argv)
     for (const struct cli_cmd *c = cli_cmds; c->name && n < 64; c++)
         names[n++] = c->name;
     char near[128];
-    if (gp_closest_names (cmd, names, n, 2, near, sizeof near))
+    if (gp_closest_names (cmd, names, n, 2, near, sizeof near) && near[0])
         return cli_usage_error ("unknown command '%s'; did you mean %s?", cmd,
                                 near);
     return cli_usage_error ("unknown command '%s' (see 'gpuplan --help')",
