@@ -32,8 +32,8 @@ static void test_names (void **state)
     (void)state;
     gp_error_t err = {0};
     char warn[96];
-    const char *ok[] = {"x",       "--tp", "2",  "--json",
-                        "SPEC",    "--rps=3", "--", "--z"};
+    const char *ok[] = {"x",    "--tp",    "2",  "--json",
+                        "SPEC", "--rps=3", "--", "--z"};
     assert_int_equal (check (8, ok, NULL, warn, &err), 0);
     assert_string_equal (warn, "");
     const char *abbrev[] = {"x", "--tpot", "50ms"};
