@@ -24,7 +24,8 @@ extern "C" {
     XX(ERANGE, -6, "value out of range")                                      \
     XX(EINFEASIBLE, -7, "request is valid but infeasible")                    \
     XX(ENOTSUP, -8, "not yet supported")                                      \
-    XX(EINTERNAL, -9, "internal error")
+    XX(EINTERNAL, -9, "internal error")                                       \
+    XX(EWRITE, -10, "output could not be written")
 
 enum gp_err {
     GP_OK = 0,

@@ -56,6 +56,19 @@ char *gp_report_render (const struct gp_plan_result *r,
  */
 char *gp_report_summary (const struct gp_plan_result *r, gp_error_t *err);
 
+/* An aligned plain-text table for front ends: columns two spaces apart,
+ * numeric-looking cells (optionally after '$' or '-') right-aligned below
+ * the header, the last column not padded.  create/add copy the 'n_cols'
+ * cells (NULL = ""); take returns the table as text (caller frees) and
+ * frees 't', or NULL with 'err' set (GP_ENOMEM, also after an earlier
+ * allocation failure in create/add; 't' NULL gives GP_ENOMEM).
+ */
+struct gp_text_table;
+struct gp_text_table *gp_text_table_create (size_t n_cols,
+                                            const char *const *heads);
+void gp_text_table_add (struct gp_text_table *t, const char *const *cells);
+char *gp_text_table_take (struct gp_text_table *t, gp_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -709,6 +709,14 @@ void gp_train_plan_result_destroy (struct gp_train_plan_result *r);
 int gp_train_resolve_arch (const struct gp_train_request *rq,
                            struct gp_arch *out, gp_error_t *err);
 
+/* Check the explicit dims of 'rq' against the architecture they apply to:
+ * explicit heads must divide the hidden size (the head dimension becomes
+ * hidden / heads) and explicit kv_heads must divide the heads.  Returns 0
+ * (also when the model cannot be resolved: gp_train_plan reports that),
+ * or GP_EINVAL naming the fields and their values.
+ */
+int gp_train_dims_check (const struct gp_train_request *rq, gp_error_t *err);
+
 /* Text of a neighbour's verdict ("out of memory: needs ...") and of an
  * accelerator's infeasibility reason, into 'buf' of 'n' bytes.  Returns
  * 'buf'.

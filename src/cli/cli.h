@@ -42,6 +42,9 @@ int cli_usage_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)
  */
 int cli_fail (const gp_error_t *err);
 
+/* A progress bar on stderr for 'frac' (0..1) done; 'arg' unused. */
+void cli_progress (double frac, void *arg);
+
 /* "gpuplan: warning: ..." on stderr. */
 void cli_warn (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
@@ -64,15 +67,19 @@ json_t *cli_json_known (double v);
 int cli_scan_set (const char *cmd, int argc, char **argv,
                   struct gp_defaults *d);
 
-/* Load the catalog honouring --catalog DIR (NULL = embedded only). */
-struct gp_catalog *cli_catalog (const char *dir, gp_error_t *err);
+struct option;
+/* Check argv's long options against 'opts' before getopt_long (and reset
+ * getopt): every name exact (no abbreviations; an unknown one fails with
+ * the closest name), a value where the option needs one and none where it
+ * takes none, a warning for an option given twice (--set excepted), and an
+ * error when both options of a pair in 'conflicts' are given ({"a", "b",
+ * ..., NULL}: pairs of names without "--"; NULL = none).  Returns EXIT_OK,
+ * or EXIT_USAGE after printing "CMD: <why>".
+ */
+int cli_opts_begin (const char *cmd, int argc, char **argv,
+                    const struct option *opts, const char *const *conflicts);
 
-/* ---- aligned text tables ---- */
-struct cli_table;
-struct cli_table *cli_table_create (size_t n_cols, const char *const *heads);
-/* Append a row of n_cols cells (copied). */
-void cli_table_add (struct cli_table *t, const char *const *cells);
-/* Print and free. Numeric-looking cells are right-aligned. */
-void cli_table_print (struct cli_table *t);
+/* Print an aligned text table (report.h) to stdout and free it. */
+void cli_table_print (struct gp_text_table *t);
 
 #endif

@@ -64,8 +64,8 @@ int cmd_assumptions (int argc, char **argv)
     gp_defaults_init (&d);
     gp_error_t err = {0};
     int json = 0, o;
-    optind = 0;
-    opterr = 0;
+    if (cli_opts_begin ("assumptions", argc, argv, opts, NULL))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'j':

@@ -114,9 +114,9 @@ int cmd_catalog (int argc, char **argv)
     int as_json = 0;
     const char *dir = NULL;
     int o;
-    optind = 0;
-    opterr = 0;
-    while ((o = getopt_long (argc, argv, "+h", opts, NULL)) != -1) {
+    if (cli_opts_begin ("catalog", argc, argv, opts, NULL))
+        return EXIT_USAGE;
+    while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'j':
             as_json = 1;
@@ -132,28 +132,16 @@ int cmd_catalog (int argc, char **argv)
                                     argv[optind - 1]);
         }
     }
-    /* Options may also follow the action words. */
-    const char *words[3] = {NULL, NULL, NULL};
-    int nw = 0;
-    for (int i = optind; i < argc; i++) {
-        if (!strcmp (argv[i], "--json"))
-            as_json = 1;
-        else if (!strcmp (argv[i], "--catalog") && i + 1 < argc)
-            dir = argv[++i];
-        else if (!strcmp (argv[i], "--help") || !strcmp (argv[i], "-h"))
-            return cli_help ("catalog");
-        else if (argv[i][0] == '-')
-            return cli_usage_error ("catalog: unknown option '%s'", argv[i]);
-        else if (nw < 3)
-            words[nw++] = argv[i];
-        else
-            return cli_usage_error ("catalog: too many arguments");
-    }
+    /* The action words, wherever the options were (getopt permutes). */
+    const char *const *words = (const char *const *)argv + optind;
+    int nw = argc - optind;
+    if (nw > 3)
+        return cli_usage_error ("catalog: too many arguments");
     if (nw == 0)
         return cli_usage_error ("catalog: expected 'list' or 'show ID' (see "
                                 "'gpuplan catalog --help')");
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     int rc;

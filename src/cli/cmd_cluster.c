@@ -69,8 +69,8 @@ int cmd_cluster (int argc, char **argv)
     int as_json = 0;
     const char *dir = NULL;
     int o;
-    optind = 0;
-    opterr = 0;
+    if (cli_opts_begin ("cluster", argc, argv, opts, NULL))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'j':
@@ -91,7 +91,7 @@ int cmd_cluster (int argc, char **argv)
         return cli_usage_error ("cluster: expected one SPEC.yaml (see "
                                 "'gpuplan cluster --help')");
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_doc *doc = gp_doc_load (argv[optind], &err);
@@ -112,7 +112,7 @@ int cmd_cluster (int argc, char **argv)
                 cl->n_pools == 1 ? "" : "s");
         const char *h[] = {"POOL", "ACCELERATOR", "NODES", "GPUS", "MEMORY",
                            "MEM BW", "BF16 PEAK", "FP8 PEAK", "GPU TDP"};
-        struct cli_table *t = cli_table_create (9, h);
+        struct gp_text_table *t = gp_text_table_create (9, h);
         char b[8][48];
         const char *r[9];
         for (size_t i = 0; i < cl->n_pools; i++) {
@@ -120,10 +120,10 @@ int cmd_cluster (int argc, char **argv)
             struct gp_cluster_totals pt;
             gp_cluster_pool_totals (cl, i, &pt, NULL);
             row_of (p->name, p->accel->id, &pt, b, r);
-            cli_table_add (t, r);
+            gp_text_table_add (t, r);
         }
         row_of ("total", "", &all, b, r);
-        cli_table_add (t, r);
+        gp_text_table_add (t, r);
         cli_table_print (t);
         printf ("\nPeaks are dense tensor figures from the catalog (sources: "
                 "'gpuplan catalog show ID').\nTDP counts accelerators only, "

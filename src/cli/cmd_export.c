@@ -1,11 +1,10 @@
 /* cmd_export.c - 'gpuplan export TARGET --cluster SPEC.yaml': write the
  * orchestrator configuration (Kueue, Volcano, Slurm) of a cluster spec.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -57,19 +56,22 @@ const char cmd_export_help[] =
     "    gpuplan export kueue --cluster examples/shared-cluster.yaml\n"
     "    gpuplan export slurm --cluster examples/shared-cluster.yaml --out slurm/\n";
 
-static int write_file (const char *dir, const struct gp_export_file *f)
+/* Write the set into 'dir' (io.h: all or nothing); an exit status. */
+static int write_set (const char *dir, const struct gp_export *x)
 {
-    char path[4096];
-    snprintf (path, sizeof path, "%s/%s", dir, f->name);
-    FILE *o = fopen (path, "w");
-    if (!o)
-        return cli_usage_error ("export: cannot write %s: %s", path,
-                                strerror (errno));
-    fputs (f->text, o);
-    if (fclose (o) != 0)
-        return cli_usage_error ("export: cannot write %s: %s", path,
-                                strerror (errno));
-    fprintf (stderr, "gpuplan: wrote %s\n", path);
+    struct gp_out_file *f = calloc (x->n_files + 1, sizeof *f);
+    gp_error_t err = {0};
+    if (!f)
+        return EXIT_INTERNAL;
+    for (size_t i = 0; i < x->n_files; i++)
+        f[i] = (struct gp_out_file){x->files[i].name, x->files[i].text,
+                                    strlen (x->files[i].text)};
+    int rc = gp_write_dir_atomic (dir, f, x->n_files, &err);
+    free (f);
+    if (rc != 0)
+        return cli_fail (&err);
+    for (size_t i = 0; i < x->n_files; i++)
+        fprintf (stderr, "gpuplan: wrote %s/%s\n", dir, x->files[i].name);
     return EXIT_OK;
 }
 
@@ -88,8 +90,9 @@ int cmd_export (int argc, char **argv)
     int as_json = 0, o;
     struct gp_export_opts xo = {0};
     gp_error_t err = {0};
-    optind = 0;
-    opterr = 0;
+    static const char *const conflicts[] = {"json", "out", NULL};
+    if (cli_opts_begin ("export", argc, argv, opts, conflicts))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'C':
@@ -124,7 +127,7 @@ int cmd_export (int argc, char **argv)
         return cli_fail (&err);
     if (!spec)
         return cli_usage_error ("export: --cluster SPEC.yaml is required");
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     xo.catalog = cat;
@@ -135,12 +138,7 @@ int cmd_export (int argc, char **argv)
     if (!x) {
         rc = cli_fail (&err);
     } else if (out) {
-        rc = EXIT_OK;
-        if (mkdir (out, 0777) != 0 && errno != EEXIST)
-            rc = cli_usage_error ("export: cannot create %s: %s", out,
-                                  strerror (errno));
-        for (size_t i = 0; rc == EXIT_OK && i < x->n_files; i++)
-            rc = write_file (out, &x->files[i]);
+        rc = write_set (out, x);
     } else if (as_json) {
         rc = cli_print_json (gp_export_json (x));
     } else {

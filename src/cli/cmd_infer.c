@@ -127,32 +127,40 @@ static const struct option opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Flags holding one quantity, and where it goes in the request. */
+/* Flags holding one quantity, where it goes in the request and its range
+ * (docs/cli.md), gp_opt_number flags.
+ */
 #define RQ(m) offsetof (struct gp_infer_request, m)
 static const struct {
     int id;
     const char *flag;
     enum gp_quantity kind;
     size_t off;
+    double lo, hi;
+    int flags;
 } qflags[] = {
-    {O_RPS, "--rps", GP_Q_COUNT, RQ (rps_peak)},
-    {O_TROUGH, "--rps-trough", GP_Q_COUNT, RQ (rps_trough)},
-    {O_PROMPT, "--prompt", GP_Q_COUNT, RQ (prompt)},
-    {O_OUTPUT, "--output", GP_Q_COUNT, RQ (output)},
-    {O_PCV, "--prompt-cv", GP_Q_COUNT, RQ (prompt_cv)},
-    {O_OCV, "--output-cv", GP_Q_COUNT, RQ (output_cv)},
-    {O_TTFT95, "--ttft-p95", GP_Q_DURATION, RQ (slo.ttft_p95_s)},
-    {O_TTFT99, "--ttft-p99", GP_Q_DURATION, RQ (slo.ttft_p99_s)},
-    {O_TPOT95, "--tpot-p95", GP_Q_DURATION, RQ (slo.tpot_p95_s)},
-    {O_E2E95, "--e2e-p95", GP_Q_DURATION, RQ (slo.e2e_p95_s)},
-    {O_HEAD, "--headroom", GP_Q_COUNT, RQ (headroom)},
-    {O_HIT, "--prefix-hit", GP_Q_COUNT, RQ (prefix_hit)},
+    {O_RPS, "--rps", GP_Q_COUNT, RQ (rps_peak), 1e-6, 1e6, 0},
+    {O_TROUGH, "--rps-trough", GP_Q_COUNT, RQ (rps_trough), 0, 1e6, 0},
+    {O_PROMPT, "--prompt", GP_Q_COUNT, RQ (prompt), 1, 1e7, 0},
+    {O_OUTPUT, "--output", GP_Q_COUNT, RQ (output), 1, 1e7, 0},
+    {O_PCV, "--prompt-cv", GP_Q_COUNT, RQ (prompt_cv), 0, 0.577, 0},
+    {O_OCV, "--output-cv", GP_Q_COUNT, RQ (output_cv), 0, 0.577, 0},
+    {O_TTFT95, "--ttft-p95", GP_Q_DURATION, RQ (slo.ttft_p95_s), 1e-6, 86400,
+     0},
+    {O_TTFT99, "--ttft-p99", GP_Q_DURATION, RQ (slo.ttft_p99_s), 1e-6, 86400,
+     0},
+    {O_TPOT95, "--tpot-p95", GP_Q_DURATION, RQ (slo.tpot_p95_s), 1e-6, 86400,
+     0},
+    {O_E2E95, "--e2e-p95", GP_Q_DURATION, RQ (slo.e2e_p95_s), 1e-6, 86400, 0},
+    {O_HEAD, "--headroom", GP_Q_COUNT, RQ (headroom), 0, 0.95, GP_OPT_OPEN_HI},
+    {O_HIT, "--prefix-hit", GP_Q_COUNT, RQ (prefix_hit), 0, 1, GP_OPT_OPEN_HI},
+    {O_SEED, "--seed", GP_Q_COUNT, RQ (seed), 0, 9e15, GP_OPT_WHOLE},
 };
 
-/* A quantity flag: parse into the request and check its range.  Returns
- * -1 when 'o' is not one, else an exit status (EXIT_OK to go on).
+/* A quantity flag into the request, range checked.  Returns -1 when 'o'
+ * is not one, else an exit status (EXIT_OK to go on).
  */
-static int quantity_flag (int o, const char *fl, struct gp_infer_request *q)
+static int quantity_flag (int o, struct gp_infer_request *q)
 {
     size_t i = 0, n = sizeof qflags / sizeof qflags[0];
     while (i < n && qflags[i].id != o)
@@ -161,20 +169,13 @@ static int quantity_flag (int o, const char *fl, struct gp_infer_request *q)
         return -1;
     gp_error_t err = {0};
     double v;
-    const char *name = o == O_PCV || o == O_OCV ? fl : qflags[i].flag;
-    if (gp_parse_quantity (optarg, qflags[i].kind, &v, &err)) {
-        gp_errprefix (&err, "%s", name);
-        err.code = GP_EINVAL;
-        return cli_fail (&err);
-    }
-    if ((o == O_PCV || o == O_OCV) && v > 0.577)
-        return cli_usage_error ("infer: %s must be <= 0.577 (a uniform spread "
-                                "cannot reach 0)", fl);
-    if (o == O_HEAD && v >= 0.95)
-        return cli_usage_error ("infer: --headroom must be below 0.95");
-    if (o == O_HIT && v >= 1)
-        return cli_usage_error ("infer: --prefix-hit must be below 1");
-    *(double *)((char *)q + qflags[i].off) = v;
+    if (gp_opt_number (qflags[i].flag, optarg, qflags[i].kind, qflags[i].lo,
+                       qflags[i].hi, qflags[i].flags, &v, &err))
+        return cli_usage_error ("infer: %s", err.text);
+    if (o == O_SEED)
+        q->seed = (unsigned long long)v;
+    else
+        *(double *)((char *)q + qflags[i].off) = v;
     return EXIT_OK;
 }
 
@@ -197,10 +198,15 @@ static int other_flag (int o, const char *fl, struct gp_infer_request *q,
         q->has_arch = 0;
         break;
     case O_GPU:
+        if (gp_opt_list ("infer: --gpu", optarg, &err))
+            return cli_fail (&err);
         if (gp_infer_request_set_accels (q, optarg, &err))
             return cli_usage_error ("infer: --gpu %s", err.text);
         break;
-    case O_PREC: rc = gp_infer_request_set_precisions (q, optarg, &err); break;
+    case O_PREC:
+        rc = gp_opt_list ("infer: --precision", optarg, &err)
+                 || gp_infer_request_set_precisions (q, optarg, &err);
+        break;
     case O_KV:
         rc = gp_dtype_parse (optarg, &q->kv_dtype, &err);
         q->kv_set = 1;
@@ -219,21 +225,23 @@ static int other_flag (int o, const char *fl, struct gp_infer_request *q,
     case O_PROFILE:
         if (gp_infer_request_set_profile (q, optarg, &err))
             return cli_usage_error ("infer: --profile: %s", err.text);
+        v = 0;
+        for (size_t i = 0; i < q->n_profile; i++)
+            v = q->profile[i] > v ? q->profile[i] : v;
+        if (!(v > 0) || v > 1e6)
+            return cli_usage_error ("infer: --profile: rates must be in [0, "
+                                    "1e+06] req/s, one above 0");
         break;
     case O_PDIST: rc = gp_len_dist_parse (optarg, &q->prompt_dist, &err); break;
     case O_ODIST: rc = gp_len_dist_parse (optarg, &q->output_dist, &err); break;
     case O_NOMIG: q->no_mig = 1; break;
     case O_ADP: q->attn_dp = 1; break;
     case O_INST:
+        if (!*optarg || strlen (optarg) >= sizeof q->instance)
+            return cli_usage_error ("infer: --instance: empty or too long");
         snprintf (q->instance, sizeof q->instance, "%s", optarg);
         snprintf (q->instance_origin, sizeof q->instance_origin,
                   "--instance");
-        break;
-    case O_SEED:
-        if ((rc = gp_parse_quantity (optarg, GP_Q_COUNT, &v, &err)))
-            gp_errprefix (&err, "--seed");
-        else
-            q->seed = (unsigned long long)v;
         break;
     case O_JSON: c->as_json = 1; break;
     case O_CAT: c->catalog_dir = optarg; break;
@@ -282,8 +290,10 @@ static int find_spec (int argc, char **argv, const char **spec, int *help)
 static int parse_args (int argc, char **argv, struct gp_infer_request *q,
                        struct cli_opts *c)
 {
-    const char *spec;
-    int help, rc = find_spec (argc, argv, &spec, &help);
+    const char *spec = NULL;
+    int help = 0, rc = cli_opts_begin ("infer", argc, argv, opts, NULL);
+    if (!rc)
+        rc = find_spec (argc, argv, &spec, &help);
     if (rc || help) {
         c->help = help;
         return rc ? rc : cli_help ("infer");
@@ -293,14 +303,13 @@ static int parse_args (int argc, char **argv, struct gp_infer_request *q,
         return cli_fail (&err);
     int o;
     optind = 0;
-    opterr = 0;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         const char *fl = optind > 0 ? argv[optind - 1] : "";
         if (o == 'h') {
             c->help = 1;
             return cli_help ("infer");
         }
-        rc = quantity_flag (o, fl, q);
+        rc = quantity_flag (o, q);
         if (rc < 0)
             rc = other_flag (o, fl, q, c);
         if (rc)
@@ -329,7 +338,7 @@ int cmd_infer (int argc, char **argv)
         return rc;
     q.defaults = &d;
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (c.catalog_dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (c.catalog_dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_infer_plan_result *r = NULL;

@@ -5,7 +5,6 @@
  * (plan.h, report.h); this file parses arguments, writes the output and
  * maps the plan's status to the exit code.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,21 +60,6 @@ const char cmd_plan_help[] =
     "plan.html\n"
     "    gpuplan plan examples/startup-plan.yaml --json\n";
 
-static int write_file (const char *path, const char *text)
-{
-    FILE *f = fopen (path, "w");
-    if (!f) {
-        fprintf (stderr, "gpuplan: error: %s: %s\n", path, strerror (errno));
-        return EXIT_USAGE;
-    }
-    int bad = fputs (text, f) < 0;
-    if (fclose (f) != 0 || bad) {
-        fprintf (stderr, "gpuplan: error: %s: write failed\n", path);
-        return EXIT_INTERNAL;
-    }
-    return EXIT_OK;
-}
-
 int cmd_plan (int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -90,8 +74,9 @@ int cmd_plan (int argc, char **argv)
     const char *dir = NULL, *out = NULL;
     gp_error_t err = {0};
     int o;
-    optind = 0;
-    opterr = 0;
+    static const char *const conflicts[] = {"json", "format", NULL};
+    if (cli_opts_begin ("plan", argc, argv, opts, conflicts))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'f':
@@ -118,7 +103,7 @@ int cmd_plan (int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error ("plan: expected one PLAN.yaml (see 'gpuplan "
                                 "plan --help')");
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_doc *doc = gp_doc_load (argv[optind], &err);
@@ -136,7 +121,8 @@ int cmd_plan (int argc, char **argv)
         goto done;
     }
     if (out) {
-        rc = write_file (out, text);
+        if (gp_write_file_atomic (out, text, strlen (text), &err) != 0)
+            rc = cli_fail (&err);
         char *sum = rc == EXIT_OK ? gp_report_summary (res, &err) : NULL;
         if (sum) {
             fputs (sum, stdout);

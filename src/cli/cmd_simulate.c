@@ -107,45 +107,30 @@ static int dur_opt (const char *name, const char *v, double *out)
     return 0;
 }
 
+/* Option 'name' ("--seed"): a number in [lo, hi]; 'whole': GP_OPT_WHOLE
+ * or 0.
+ */
 static int num_opt (const char *name, const char *v, double lo, double hi,
-                    double *out)
+                    int whole, double *out)
 {
-    char *end;
-    double x = strtod (v, &end);
-    if (end == v || *end || !(x >= lo && x <= hi))
-        return cli_usage_error ("simulate: --%s: '%s' is not a number in "
-                                "[%g, %g]",
-                                name, v, lo, hi);
-    *out = x;
+    gp_error_t e;
+    if (gp_opt_number (name, v, GP_Q_COUNT, lo, hi, whole, out, &e) != 0)
+        return cli_usage_error ("simulate: %s", e.text);
     return 0;
 }
 
-static void progress (double frac, void *arg)
-{
-    (void)arg;
-    int w = 40, k = (int)(frac * w);
-    fprintf (stderr, "\r[%.*s%*s] %3.0f%%", k,
-             "########################################", w - k, "",
-             frac * 100);
-    if (frac >= 1)
-        fputc ('\n', stderr);
-}
-
-/* Write a rendered text (freed) to 'path', NULL = stdout; exit status. */
+/* Write a rendered text (freed) to 'path' (io.h), NULL = stdout; exit
+ * status.
+ */
 static int write_text (const char *path, char *text, gp_error_t *err)
 {
-    FILE *f = path && text ? fopen (path, "w") : stdout;
-    if (!text || !f) {
-        free (text);
-        if (text)
-            gp_errprintf (err, GP_EIO, "%s: cannot write", path);
-        return cli_fail (err);
-    }
-    fputs (text, f);
-    if (path)
-        fclose (f);
+    int rc = !text ? cli_fail (err) : EXIT_OK;
+    if (text && !path)
+        fputs (text, stdout);
+    else if (text && gp_write_file_atomic (path, text, strlen (text), err))
+        rc = cli_fail (err);
     free (text);
-    return EXIT_OK;
+    return rc;
 }
 
 static int run_fill (const struct opts *o)
@@ -163,9 +148,9 @@ static int run_fill (const struct opts *o)
         double v = strtod (o->until, &end);
         if (end == o->until || (*end && strcmp (end, "%") != 0) || !(v > 0)
             || v > 1000)
-            return cli_usage_error ("simulate: --until-demand: '%s' is not "
-                                    "a percentage such as 130%%",
-                                    o->until);
+            return cli_usage_error ("simulate: --until-demand: '%.40s' is "
+                                    "not a percentage in (0, 1000]%% such "
+                                    "as 130%%", o->until);
         until = v / 100;
     }
     struct gp_fill_input in;
@@ -248,7 +233,7 @@ static int fill_request (struct opts *o)
         rq->synth.seed = rq->cfg.seed;
     }
     if (isatty (2) && !o->json)
-        rq->cfg.progress = progress;
+        rq->cfg.progress = cli_progress;
     rq->warn = warn;
     return 0;
 }
@@ -260,7 +245,7 @@ static int run_sim (struct opts *o)
     int rc = fill_request (o);
     if (rc)
         return rc;
-    struct gp_catalog *cat = cli_catalog (o->catalog, &err);
+    struct gp_catalog *cat = gp_catalog_load (o->catalog, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_doc *doc = gp_doc_load (o->cluster, &err);
@@ -270,6 +255,11 @@ static int run_sim (struct opts *o)
     o->rq.cluster_source = o->cluster;
     if (!cl || gp_sim_run_request (&o->rq, &rep, &err))
         rc = cli_fail (&err);
+    else if (rep->jobs && rep->jobs->n_jobs == 0)
+        rc = cli_usage_error ("simulate: %s: no job to simulate: %zu rows "
+                              "ignored (0 GPUs, 0 s or job steps), %zu bad "
+                              "rows skipped", o->rq.trace_path,
+                              rep->jobs->n_ignored, rep->jobs->n_skipped);
     else
         rc = render (o, rep);
     gp_sim_report_destroy (rep);
@@ -321,11 +311,13 @@ static int parse_opt (struct opts *o, int c, const char *v)
     case O_FORMAT: o->format = v; return 0;
     case O_POLICY: o->policy = v; return 0;
     case O_PLACEMENT: o->placement = v; return 0;
-    case O_SEED: return num_opt ("seed", v, 0, 9e15, &o->seed);
+    case O_SEED:
+        return num_opt ("--seed", v, 0, 9e15, GP_OPT_WHOLE, &o->seed);
     case O_RESTART: return dur_opt ("restart-cost", v, &cfg->restart_cost_s);
     case O_CKPT:
         return dur_opt ("checkpoint-interval", v, &cfg->ckpt_interval_s);
-    case O_COMM: return num_opt ("comm-share", v, 0, 100, &cfg->comm_share);
+    case O_COMM:
+        return num_opt ("--comm-share", v, 0, 100, 0, &cfg->comm_share);
     case O_MTBF: return dur_opt ("mtbf", v, &cfg->node_mtbf_s);
     case O_REPAIR: return dur_opt ("repair", v, &cfg->node_repair_s);
     case O_SERIES: o->series = v; return 0;
@@ -340,15 +332,16 @@ static int parse_opt (struct opts *o, int c, const char *v)
     case O_SET: return 0; /* applied by cli_scan_set */
     case O_SKIP: to->flags |= GP_TRACE_SKIP_BAD; return 0;
     case O_STRICT_TEAMS: o->rq.flags |= GP_SIMRQ_STRICT_TEAMS; return 0;
-    case O_SYNTH: return num_opt ("synthetic", v, 1, 1e9, &o->synth);
+    case O_SYNTH:
+        return num_opt ("--synthetic", v, 1, 1e9, GP_OPT_WHOLE, &o->synth);
     case O_RATE: /* per hour */
-        rc = num_opt ("arrival-rate", v, 1e-9, 1e9, &o->x);
+        rc = num_opt ("--arrival-rate", v, 1e-9, 1e9, 0, &o->x);
         o->rq.synth.arrival_rate_per_s = o->x / 3600;
         return rc;
     case O_MEDIAN:
         return dur_opt ("duration-median", v, &o->rq.synth.duration_median_s);
     case O_TEAMS:
-        rc = num_opt ("teams", v, 1, 10000, &o->x);
+        rc = num_opt ("--teams", v, 1, 10000, GP_OPT_WHOLE, &o->x);
         o->rq.synth.n_teams = (int)o->x;
         return rc;
     case O_MODE: o->mode = v; return 0;
@@ -373,8 +366,9 @@ int cmd_simulate (int argc, char **argv)
     struct gp_defaults d;
     int c, rc = cli_scan_set ("simulate", argc, argv, &d);
     gp_sim_request_init_defaults (&o.rq, &d);
-    optind = 0;
-    opterr = 0;
+    static const char *const conflicts[] = {"synthetic", "trace", NULL};
+    if (!rc && cli_opts_begin ("simulate", argc, argv, long_opts, conflicts))
+        return EXIT_USAGE;
     while (!rc && (c = getopt_long (argc, argv, "h", long_opts, NULL)) != -1) {
         if (c == 'h')
             return cli_help ("simulate");

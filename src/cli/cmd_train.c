@@ -164,17 +164,19 @@ static void tspec_unset (struct tspec *t)
             *(int *)((char *)t + f->offset) = -1;
 }
 
-/* Parse flag value 'arg' for field 'f' into 't'. */
-static int flag_value (const struct gp_field *f, const char *arg,
-                       struct tspec *t)
+/* Parse value 'arg' of flag --'fl' (field 'f') into 't'. */
+static int flag_value (const struct gp_field *f, const char *fl,
+                       const char *arg, struct tspec *t)
 {
-    char *dst = (char *)t + f->offset;
+    char *dst = (char *)t + f->offset, flag[40];
     gp_error_t err = {0};
     double v;
     switch (f->type) {
     case GP_F_STRING:
         if (strlen (arg) >= f->size || !*arg)
-            return cli_usage_error ("train: --%s: empty or too long", f->key);
+            return cli_usage_error ("train: --%s: empty or too long", fl);
+        if (!strcmp (f->key, "gpu") && gp_opt_list ("train: --gpu", arg, &err))
+            return cli_fail (&err);
         memcpy (dst, arg, strlen (arg) + 1);
         return 0;
     case GP_F_ENUM:
@@ -184,15 +186,13 @@ static int flag_value (const struct gp_field *f, const char *arg,
                 return 0;
             }
         return cli_usage_error ("train: unknown %s '%s'", f->key, arg);
-    default:
-        if (gp_parse_quantity (arg,
-                               f->type == GP_F_QUANTITY ? f->quantity
-                                                        : GP_Q_COUNT,
-                               &v, &err))
-            return cli_usage_error ("train: --%s: %s", f->key, err.text);
-        if (f->min < f->max && (v < f->min || v > f->max))
-            return cli_usage_error ("train: --%s %s out of range", f->key,
-                                    arg);
+    default: /* every numeric field has a range */
+        snprintf (flag, sizeof flag, "--%s", fl);
+        if (gp_opt_number (flag, arg,
+                           f->type == GP_F_QUANTITY ? f->quantity : GP_Q_COUNT,
+                           f->min, f->max,
+                           f->type == GP_F_INT ? GP_OPT_WHOLE : 0, &v, &err))
+            return cli_usage_error ("train: %s", err.text);
         if (f->type == GP_F_INT)
             *(int *)dst = (int)v;
         else
@@ -269,12 +269,14 @@ static int parse_flags (int argc, char **argv, struct tspec *fl,
     opts[no++] = (struct option){"help", no_argument, NULL, 'h'};
     opts[no++] = (struct option){"set", required_argument, NULL, 's'};
     opts[no] = (struct option){NULL, 0, NULL, 0};
-    int o;
-    optind = 0;
-    opterr = 0;
-    while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
+    static const char *const cf[] = {"batch-tokens", "global-batch", "gpu",
+                                     "instance", NULL};
+    if (cli_opts_begin ("train", argc, argv, opts, cf))
+        return EXIT_USAGE;
+    for (int o; (o = getopt_long (argc, argv, "h", opts, NULL)) != -1;) {
         if (o >= 256 && o < 256 + N_FIELDS) {
-            int rc = flag_value (&spec_fields[o - 256], optarg, fl);
+            int rc = flag_value (&spec_fields[o - 256], names[o - 256],
+                                 optarg, fl);
             if (rc)
                 return rc;
         } else if (o == 'j')
@@ -360,7 +362,9 @@ int cmd_train (int argc, char **argv)
     tspec_request (&sp, &rq);
     rq.defaults = &d;
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    if (gp_train_dims_check (&rq, &err))
+        return cli_fail (&err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_train_plan_result *res = NULL;
@@ -368,15 +372,11 @@ int cmd_train (int argc, char **argv)
         gp_catalog_destroy (cat);
         return cli_fail (&err);
     }
-    if (as_json)
-        rc = cli_print_json (gp_report_train_json (res));
-    else {
-        char *text = gp_report_train_text (res);
-        rc = text ? EXIT_OK : EXIT_INTERNAL;
-        if (text)
-            fputs (text, stdout);
-        free (text);
-    }
+    char *text = as_json ? NULL : gp_report_train_text (res);
+    rc = as_json ? cli_print_json (gp_report_train_json (res))
+         : text && fputs (text, stdout) >= 0 ? EXIT_OK
+                                            : EXIT_INTERNAL;
+    free (text);
     if (!res->any_feasible && rc == EXIT_OK) {
         char why[320];
         for (size_t i = 0; i < res->n_accels; i++)

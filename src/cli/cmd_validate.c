@@ -71,7 +71,7 @@ static void print_text (const struct gp_validation *v)
 {
     const char *h[] = {"ID", "KIND", "PREDICTED", "MEASURED", "ERR",
                        "LAYOUT / REASON"};
-    struct cli_table *t = cli_table_create (6, h);
+    struct gp_text_table *t = gp_text_table_create (6, h);
     for (size_t i = 0; i < v->n_rows; i++) {
         const struct gp_val_row *o = &v->rows[i];
         char p[32], m[32], e[32];
@@ -89,7 +89,7 @@ static void print_text (const struct gp_validation *v)
                             o->kind == GP_VAL_CAMPAIGN ? "gpu-h"
                                                        : "tok/s/gpu",
                             p, m, e, o->ok ? o->layout : o->reason};
-        cli_table_add (t, c);
+        gp_text_table_add (t, c);
     }
     cli_table_print (t);
     printf ("\nsummary (|relative error|; throughput rows in tokens/s "
@@ -106,7 +106,7 @@ static int run_training (const struct gp_validate_request *rq, int as_json,
                          const char *dir)
 {
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_validation *v = NULL;
@@ -157,8 +157,8 @@ int cmd_validate (int argc, char **argv)
     int as_json = 0;
     const char *dir = NULL;
     int o;
-    optind = 0;
-    opterr = 0;
+    if (cli_opts_begin ("validate", argc, argv, opts, NULL))
+        return EXIT_USAGE;
     /* at most one override per two arguments */
     struct gp_validate_request rq = {0};
     struct gp_eff_override *sets = calloc ((size_t)argc, sizeof *sets);

@@ -16,7 +16,7 @@ static void print_text (const struct gp_infer_validation *v)
 {
     const char *h[] = {"ID", "STATUS", "PREDICTED tok/s", "MEASURED tok/s",
                        "ERR %", "TTFT ERR %", "TPOT ERR %", "LAYOUT"};
-    struct cli_table *t = cli_table_create (8, h);
+    struct gp_text_table *t = gp_text_table_create (8, h);
     for (size_t i = 0; i < v->val.n_rows; i++) {
         const struct gp_infer_val_row *r = &v->val.rows[i];
         char b[5][32];
@@ -39,7 +39,7 @@ static void print_text (const struct gp_infer_validation *v)
         const char *cells[8] = {r->id, r->ok ? "ok" : "unsupported",
                                 b[0], b[1], b[2], b[3], b[4],
                                 r->ok ? r->layout : r->reason};
-        cli_table_add (t, cells);
+        gp_text_table_add (t, cells);
     }
     cli_table_print (t);
     const struct gp_val_summary *s = &v->throughput;
@@ -69,8 +69,8 @@ int cmd_validate_inference (int argc, char **argv)
     };
     int as_json = 0, o;
     const char *dir = NULL;
-    optind = 0;
-    opterr = 0;
+    if (cli_opts_begin ("validate inference", argc, argv, opts, NULL))
+        return EXIT_USAGE;
     while ((o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'j':
@@ -93,7 +93,7 @@ int cmd_validate_inference (int argc, char **argv)
                                 "%s",
                                 validate_infer_usage);
     gp_error_t err = {0};
-    struct gp_catalog *cat = cli_catalog (dir, &err);
+    struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
     struct gp_validate_request rq = {.path = argv[optind]};

@@ -1,4 +1,5 @@
 /* main.c - the gpuplan command: global options and subcommand dispatch. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ static void usage (FILE *f)
              "help", "show the manual page of a command");
 }
 
-int main (int argc, char **argv)
+static int dispatch (int argc, char **argv)
 {
     if (argc < 2) {
         usage (stderr);
@@ -65,9 +66,21 @@ int main (int argc, char **argv)
     for (const struct cli_cmd *c = cli_cmds; c->name && n < 64; c++)
         names[n++] = c->name;
     char near[128];
-    if (gp_closest_names (cmd, names, n, 2, near, sizeof near))
+    if (gp_closest_names (cmd, names, n, 2, near, sizeof near) && near[0])
         return cli_usage_error ("unknown command '%s'; did you mean %s?", cmd,
                                 near);
     return cli_usage_error ("unknown command '%s' (see 'gpuplan --help')",
                             cmd);
+}
+
+int main (int argc, char **argv)
+{
+    int rc = dispatch (argc, argv);
+    errno = 0;
+    if (fflush (stdout) != 0 || ferror (stdout)) {
+        fprintf (stderr, "gpuplan: error: standard output: %s\n",
+                 errno ? strerror (errno) : "write failed");
+        return EXIT_INTERNAL;
+    }
+    return rc;
 }

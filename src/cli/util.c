@@ -1,5 +1,5 @@
 /* util.c - messages, JSON output and text tables for the gpuplan command. */
-#include <ctype.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,20 +9,35 @@
 
 int cli_usage_error (const char *fmt, ...)
 {
+    char text[512];
     va_list ap;
     va_start (ap, fmt);
-    fputs ("gpuplan: error: ", stderr);
-    vfprintf (stderr, fmt, ap);
-    fputc ('\n', stderr);
+    vsnprintf (text, sizeof text, fmt, ap);
     va_end (ap);
+    gp_opts_shorten_quoted (text);
+    fprintf (stderr, "gpuplan: error: %s\n", text);
     return EXIT_USAGE;
 }
 
 int cli_fail (const gp_error_t *err)
 {
-    fprintf (stderr, "gpuplan: error: %s\n",
-             err && err->text[0] ? err->text : "unknown failure");
+    char text[GP_ERROR_TEXT_MAX];
+    snprintf (text, sizeof text, "%s",
+              err && err->text[0] ? err->text : "unknown failure");
+    gp_opts_shorten_quoted (text);
+    fprintf (stderr, "gpuplan: error: %s\n", text);
     return gp_err_exit_status (err ? err->code : GP_EINTERNAL);
+}
+
+void cli_progress (double frac, void *arg)
+{
+    (void)arg;
+    int w = 40, k = (int)(frac * w);
+    fprintf (stderr, "\r[%.*s%*s] %3.0f%%", k,
+             "########################################", w - k, "",
+             frac * 100);
+    if (frac >= 1)
+        fputc ('\n', stderr);
 }
 
 void cli_warn (const char *fmt, ...)
@@ -63,6 +78,26 @@ json_t *cli_json_known (double v)
     return v > 0 ? json_real (v) : json_null ();
 }
 
+int cli_opts_begin (const char *cmd, int argc, char **argv,
+                    const struct option *opts, const char *const *conflicts)
+{
+    struct gp_opt_name names[128];
+    size_t n = 0;
+    for (; opts[n].name && n < 128; n++)
+        names[n] = (struct gp_opt_name){opts[n].name, opts[n].has_arg != 0};
+    char warn[96];
+    gp_error_t err = {0};
+    optind = 0;
+    opterr = 0;
+    if (gp_opts_check (argc, argv, names, n, conflicts, warn, sizeof warn,
+                       &err))
+        return cli_usage_error ("%s: %s (see 'gpuplan %s --help')", cmd,
+                                err.text, cmd);
+    if (warn[0])
+        cli_warn ("%s: %s", cmd, warn);
+    return EXIT_OK;
+}
+
 int cli_scan_set (const char *cmd, int argc, char **argv,
                   struct gp_defaults *d)
 {
@@ -79,86 +114,13 @@ int cli_scan_set (const char *cmd, int argc, char **argv,
     return EXIT_OK;
 }
 
-struct gp_catalog *cli_catalog (const char *dir, gp_error_t *err)
+void cli_table_print (struct gp_text_table *t)
 {
-    return gp_catalog_load (dir, err);
-}
-
-/* ============================== tables ================================= */
-
-struct cli_table {
-    size_t n_cols;
-    char **cells; /* row-major, header first */
-    size_t n_rows, cap_rows;
-};
-
-struct cli_table *cli_table_create (size_t n_cols, const char *const *heads)
-{
-    struct cli_table *t = calloc (1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->n_cols = n_cols;
-    cli_table_add (t, heads);
-    return t;
-}
-
-void cli_table_add (struct cli_table *t, const char *const *cells)
-{
-    if (!t)
-        return;
-    if (t->n_rows == t->cap_rows) {
-        size_t nc = t->cap_rows ? 2 * t->cap_rows : 16;
-        char **c = realloc (t->cells, nc * t->n_cols * sizeof *c);
-        if (!c)
-            return;
-        t->cells = c;
-        t->cap_rows = nc;
-    }
-    for (size_t i = 0; i < t->n_cols; i++)
-        t->cells[t->n_rows * t->n_cols + i] =
-            strdup (cells[i] ? cells[i] : "");
-    t->n_rows++;
-}
-
-static int numeric_cell (const char *s)
-{
-    if (*s == '$' || *s == '-')
-        s++;
-    return isdigit ((unsigned char)*s);
-}
-
-void cli_table_print (struct cli_table *t)
-{
-    if (!t)
-        return;
-    size_t w[32] = {0};
-    size_t nc = t->n_cols < 32 ? t->n_cols : 32;
-    for (size_t r = 0; r < t->n_rows; r++)
-        for (size_t c = 0; c < nc; c++) {
-            const char *s = t->cells[r * t->n_cols + c];
-            size_t l = s ? strlen (s) : 0;
-            if (l > w[c])
-                w[c] = l;
-        }
-    for (size_t r = 0; r < t->n_rows; r++) {
-        for (size_t c = 0; c < nc; c++) {
-            const char *s = t->cells[r * t->n_cols + c];
-            if (!s)
-                s = "";
-            int last = c + 1 == nc;
-            if (r > 0 && numeric_cell (s))
-                printf ("%*s", (int)w[c], s);
-            else if (last)
-                printf ("%s", s);
-            else
-                printf ("%-*s", (int)w[c], s);
-            if (!last)
-                fputs ("  ", stdout);
-        }
-        fputc ('\n', stdout);
-    }
-    for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
-        free (t->cells[i]);
-    free (t->cells);
-    free (t);
+    gp_error_t err = {0};
+    char *s = gp_text_table_take (t, &err);
+    if (s)
+        fputs (s, stdout);
+    else
+        cli_fail (&err);
+    free (s);
 }

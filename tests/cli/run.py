@@ -11,6 +11,11 @@ Every tests/cli/*.cases file holds blocks separated by blank lines:
     json: key.sub=value          (stdout parsed as JSON; dotted path; value
                                   compared as JSON, numbers to 1e-9 relative)
     stdin: text fed on standard input (optional, one line)
+    stdout_file: /dev/full       (optional: the command's stdout goes to
+                                  this file instead of being captured)
+
+'{tmp}' in args names a temporary directory, one per cases file (removed
+at the end), so that one block can read what an earlier one wrote.
 
 'args' is shell-quoted and runs from the repository root; every 'stderr:'
 and 'stdout:' line must appear as a substring.  Any non-zero exit must also
@@ -23,6 +28,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 
 
 def parse(path):
@@ -40,7 +46,8 @@ def parse(path):
                 continue
             key, _, val = line.partition(":")
             key, val = key.strip(), val.strip()
-            if key not in ("args", "rc", "stderr", "stdout", "json", "stdin"):
+            if key not in ("args", "rc", "stderr", "stdout", "json", "stdin",
+                           "stdout_file"):
                 raise SystemExit(f"{path}:{n}: unknown key {key!r}")
             cur.setdefault("line", n)
             if key in ("stderr", "stdout", "json"):
@@ -61,11 +68,15 @@ def get_path(doc, path):
     return doc
 
 
-def check(gp, path, b):
-    args = shlex.split(b["args"])
-    p = subprocess.run([gp] + args, capture_output=True, timeout=600,
+def check(gp, path, b, tmp):
+    args = [a.replace("{tmp}", tmp) for a in shlex.split(b["args"])]
+    sink = open(b["stdout_file"], "wb") if "stdout_file" in b else None
+    p = subprocess.run([gp] + args, stdout=sink or subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=600,
                        input=b.get("stdin", "").encode())
-    out = p.stdout.decode(errors="replace")
+    if sink:
+        sink.close()
+    out = (p.stdout or b"").decode(errors="replace")
     err = p.stderr.decode(errors="replace")
     where = f"{os.path.basename(path)}:{b['line']} ({b.get('title', b['args'])})"
     problems = []
@@ -119,15 +130,16 @@ def main():
     pattern = (sys.argv[2] if len(sys.argv) > 2 else "*") + ".cases"
     passed = failed = 0
     for path in sorted(glob.glob(os.path.join(root, pattern))):
-        for b in parse(path):
-            if "args" not in b:
-                print(f"FAIL {path}:{b.get('line')}: block without args")
-                failed += 1
-                continue
-            if check(gp, path, b):
-                passed += 1
-            else:
-                failed += 1
+        with tempfile.TemporaryDirectory(prefix="gpuplan-cli-") as tmp:
+            for b in parse(path):
+                if "args" not in b:
+                    print(f"FAIL {path}:{b.get('line')}: block without args")
+                    failed += 1
+                    continue
+                if check(gp, path, b, tmp):
+                    passed += 1
+                else:
+                    failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 

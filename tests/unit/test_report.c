@@ -104,7 +104,7 @@ static void test_formats (void **state)
     gp_error_t err = {0};
     char *md = gp_report_render (res, GP_REPORT_MD, &err);
     assert_non_null (md);
-    assert_non_null (strstr (md, "# Capacity plan: r<&>"));
+    assert_non_null (strstr (md, "# Capacity plan: r&lt;&amp;&gt;"));
     assert_non_null (strstr (md, "## Decision log"));
     assert_non_null (strstr (md, "| OPTION "));
     free (md);
@@ -223,6 +223,46 @@ static void test_html_sections (void **state)
     free (h);
 }
 
+/* User strings in Markdown: no raw HTML anywhere, no '|' that splits a
+ * table cell, no link or code span (CommonMark: a backslash makes an
+ * ASCII punctuation character literal; entities render as the character).
+ */
+static void test_md_escapes_user_strings (void **state)
+{
+    (void)state;
+    static const char hostile[] =
+        "name: \"<script>alert(1)</script>|x\"\n"
+        "horizon: 1y\n"
+        "teams: [{name: a}]\n"
+        "workloads:\n"
+        "  - {name: ft, kind: recurring, team: a, model: llama3-8b,\n"
+        "     tokens: 1B, runs_per_month: 1}\n"
+        "options:\n"
+        "  - {name: \"<img src=x>|[l](javascript:x)*b*\", kind: onprem,\n"
+        "     accelerator: H100-SXM, gpus: 64}\n";
+    gp_error_t err = {0};
+    struct gp_doc *d = gp_doc_parse (hostile, strlen (hostile), "h.yaml",
+                                     &err);
+    struct gp_plan_spec *sp = d ? gp_plan_spec_from_doc (d, cat, &err) : NULL;
+    struct gp_plan_result *r = sp ? gp_plan_run (sp, cat, &err) : NULL;
+    assert_non_null (r);
+    char *md = gp_report_render (r, GP_REPORT_MD, &err);
+    assert_non_null (md);
+    assert_null (strchr (md, '<'));
+    assert_non_null (strstr (md, "# Capacity plan: &lt;script&gt;alert(1)"
+                                 "&lt;/script&gt;|x\n"));
+    /* in a table cell and in bold: '|', '[', ']', '*' escaped */
+    const char *cell = "| &lt;img src=x&gt;\\|\\[l\\](javascript:x)\\*b\\* |";
+    assert_non_null (strstr (md, cell));
+    assert_non_null (strstr (md, "**&lt;img src=x&gt;\\|\\[l\\]"));
+    /* in a list item: no link */
+    assert_null (strstr (md, "[l]("));
+    free (md);
+    gp_plan_result_destroy (r);
+    gp_plan_spec_destroy (sp);
+    gp_doc_destroy (d);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +270,7 @@ int main (void)
         cmocka_unit_test (test_formats),
         cmocka_unit_test (test_html),
         cmocka_unit_test (test_html_sections),
+        cmocka_unit_test (test_md_escapes_user_strings),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* emit.c - the writer behind every report section: headings, tables,
  * list items and notes in plain text (aligned columns), Markdown (pipe
- * tables, "- " lists) or HTML (escaped, <table>, <ul>).  A section says
+ * tables, "- " lists, text escaped by gp_rb_md) or HTML (escaped,
+ * <table>, <ul>).  A section says
  * what it shows once; the format is the writer's business.
  */
 #include <stdarg.h>
@@ -53,9 +54,11 @@ void gp_rout_fini (struct rout *o)
 void gp_rout_heading (struct rout *o, const char *title)
 {
     close_list (o);
-    if (o->fmt == ROUT_MD)
-        gp_rb_printf (o->b, "\n## %s\n\n", title);
-    else if (o->fmt == ROUT_TEXT)
+    if (o->fmt == ROUT_MD) {
+        gp_rb_printf (o->b, "\n## ");
+        gp_rb_md (o->b, title, 0);
+        gp_rb_printf (o->b, "\n\n");
+    } else if (o->fmt == ROUT_TEXT)
         gp_rb_printf (o->b, "\n%s\n", title);
     else {
         gp_rb_printf (o->b, "<h3>");
@@ -127,9 +130,11 @@ void gp_rout_table_end (struct rout *o)
                 w[c] = strlen (t->cell[r][c]);
     for (size_t r = 0; r < t->n_rows; r++) {
         for (size_t c = 0; c < t->n_cols; c++) {
-            if (md)
-                gp_rb_printf (b, "| %s ", t->cell[r][c]);
-            else
+            if (md) {
+                gp_rb_printf (b, "| ");
+                gp_rb_md (b, t->cell[r][c], 1);
+                gp_rb_printf (b, " ");
+            } else
                 gp_rb_printf (b, "%s%-*s", c ? "  " : "",
                               c + 1 == t->n_cols ? 0 : (int)w[c],
                               t->cell[r][c]);
@@ -175,7 +180,9 @@ void gp_rout_item (struct rout *o, int level, const char *fmt, ...)
         gp_rb_esc (o->b, s);
         gp_rb_printf (o->b, "</li>\n");
     } else if (o->fmt == ROUT_MD) {
-        gp_rb_printf (o->b, "%s%s\n", level ? "  -  " : "- ", s);
+        gp_rb_printf (o->b, "%s", level ? "  -  " : "- ");
+        gp_rb_md (o->b, s, 0);
+        gp_rb_printf (o->b, "\n");
     } else {
         gp_rb_printf (o->b, "%s%s\n", level ? "     " : "  ", s);
     }
@@ -197,8 +204,12 @@ void gp_rout_note (struct rout *o, const char *fmt, ...)
         gp_rb_printf (o->b, "<p class=\"note\">");
         gp_rb_esc (o->b, s);
         gp_rb_printf (o->b, "</p>\n");
+    } else if (o->fmt == ROUT_MD) {
+        gp_rb_printf (o->b, "\n");
+        gp_rb_md (o->b, s, 0);
+        gp_rb_printf (o->b, "\n");
     } else {
-        gp_rb_printf (o->b, "%s%s\n", o->fmt == ROUT_MD ? "\n" : "", s);
+        gp_rb_printf (o->b, "%s\n", s);
     }
     free (s);
 }

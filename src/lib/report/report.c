@@ -110,6 +110,22 @@ void gp_rb_esc (struct rbuf *b, const char *s)
     }
 }
 
+void gp_rb_md (struct rbuf *b, const char *s, int cell)
+{
+    for (; s && *s; s++) {
+        if (*s == '<' || *s == '>' || *s == '&')
+            gp_rb_printf (b, "&%s;", *s == '<'   ? "lt"
+                                     : *s == '>' ? "gt"
+                                                 : "amp");
+        else if (*s == '\n' || *s == '\r')
+            gp_rb_printf (b, " ");
+        else if (strchr ("\\`[]", *s) || (cell && strchr ("|*_", *s)))
+            gp_rb_printf (b, "\\%c", *s);
+        else
+            gp_rb_printf (b, "%c", *s);
+    }
+}
+
 /* ------------------------------ formats ------------------------------ */
 
 const char *gp_report_fmt_q (double v, enum gp_quantity q, char *buf, size_t n)

@@ -22,6 +22,12 @@ int gp_rb_printf (struct rbuf *b, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 /* 's' with <, >, & and " escaped for HTML. */
 void gp_rb_esc (struct rbuf *b, const char *s);
+/* 's' for Markdown: '<', '>' and '&' as HTML entities (no raw HTML from a
+ * user string), '\\', '`', '[' and ']' backslash-escaped (no code spans or
+ * links), line breaks as spaces; 'cell' also escapes '|', '*' and '_'
+ * (a table cell stays one cell, no emphasis).
+ */
+void gp_rb_md (struct rbuf *b, const char *s, int cell);
 /* The text (caller frees), or NULL + err after a failure. */
 char *gp_rb_take (struct rbuf *b, gp_error_t *err);
 

@@ -10,7 +10,9 @@ static void title (struct rout *out, const struct gp_plan_result *r)
 {
     struct rbuf *b = out->b;
     if (out->fmt == ROUT_MD) {
-        gp_rb_printf (b, "# Capacity plan: %s\n\n", r->name);
+        gp_rb_printf (b, "# Capacity plan: ");
+        gp_rb_md (b, r->name, 0);
+        gp_rb_printf (b, "\n\n");
         gp_rb_printf (b, "%zu options over %.3g years (%zu months).\n",
                       r->n_options, r->horizon_years, r->n_periods);
     } else {
@@ -19,9 +21,14 @@ static void title (struct rout *out, const struct gp_plan_result *r)
     }
     gp_rout_heading (out, "Recommendation");
     int md = out->fmt == ROUT_MD;
-    if (r->recommended >= 0)
-        gp_rb_printf (b, "%s%s%s: %s\n", md ? "**" : "",
-                      r->options[r->recommended].name, md ? "**" : "",
+    if (r->recommended >= 0 && md) {
+        gp_rb_printf (b, "**");
+        gp_rb_md (b, r->options[r->recommended].name, 1);
+        gp_rb_printf (b, "**: ");
+        gp_rb_md (b, r->reason, 0);
+        gp_rb_printf (b, "\n");
+    } else if (r->recommended >= 0)
+        gp_rb_printf (b, "%s: %s\n", r->options[r->recommended].name,
                       r->reason);
     else
         gp_rb_printf (b, "none: no option is both feasible and fully "

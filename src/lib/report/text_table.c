@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuplan/report.h"
 #include "report_private.h"
 
 struct gp__ttab {
@@ -93,4 +94,25 @@ int gp__ttab_write (struct gp__ttab *t, struct rbuf *b)
     free (t->cells);
     free (t);
     return rc;
+}
+
+/* ------------------------- public (report.h) -------------------------- */
+
+struct gp_text_table *gp_text_table_create (size_t n_cols,
+                                            const char *const *heads)
+{
+    return (struct gp_text_table *)gp__ttab_create (n_cols, heads);
+}
+
+void gp_text_table_add (struct gp_text_table *t, const char *const *cells)
+{
+    gp__ttab_add ((struct gp__ttab *)t, cells);
+}
+
+char *gp_text_table_take (struct gp_text_table *t, gp_error_t *err)
+{
+    struct rbuf b = {0};
+    if (!t || gp__ttab_write ((struct gp__ttab *)t, &b) != 0)
+        b.failed = 1;
+    return gp_rb_take (&b, err);
 }
