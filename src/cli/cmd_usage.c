@@ -80,11 +80,10 @@ static int parse (int argc, char **argv, struct uopts *o)
         {NULL, 0, NULL, 0},
     };
     int c;
-    optind = 0;
-    opterr = 0;
+    if (cli_opts_begin ("usage", argc, argv, opts, NULL))
+        return EXIT_USAGE;
     while ((c = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         gp_error_t e = {0};
-        char *end;
         switch (c) {
         case 't': o->rq.trace_path = optarg; break;
         case 'u': o->rq.until = optarg; break;
@@ -98,12 +97,13 @@ static int parse (int argc, char **argv, struct uopts *o)
                 return cli_usage_error ("usage: --format: %s", e.text);
             break;
         case 'r':
-            o->rq.rate_usd = strtod (optarg, &end);
-            if (end == optarg || *end || !(o->rq.rate_usd > 0)
-                || !isfinite (o->rq.rate_usd))
-                return cli_usage_error ("usage: --rate: '%s' is not a price "
-                                        "> 0 in USD per GPU-hour",
-                                        optarg);
+            /* USD per GPU-hour, above 0 and at most $1e6. */
+            if (gp_opt_number ("--rate", optarg, GP_Q_MONEY_RATE, 0, 1e6, 0,
+                               &o->rq.rate_usd, &e) != 0
+                || !(o->rq.rate_usd > 0))
+                return cli_usage_error ("usage: %s", e.code ? e.text
+                                        : "--rate: must be above 0 USD per "
+                                          "GPU-hour");
             break;
         default:
             return cli_usage_error ("usage: unknown or incomplete option "
@@ -133,7 +133,7 @@ int cmd_usage (int argc, char **argv)
     struct gp_cluster *cl = NULL;
     struct gp_usage *u = NULL;
     if (o.cluster) {
-        cat = cli_catalog (o.catalog, &err);
+        cat = gp_catalog_load (o.catalog, &err);
         doc = cat ? gp_doc_load (o.cluster, &err) : NULL;
         cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
         o.rq.cluster = cl;
