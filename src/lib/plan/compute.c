@@ -315,7 +315,8 @@ double gp_plan_service_gpus (const struct gp_plan_workload *w,
  * every workload's GPUs onto its nodes together, so a service's own node
  * rounding is not its cost.  Returns gp_infer_choose_on's status.
  */
-static int serve_search (struct gp_plan_spec *s, const struct gp_arch *arch,
+static int serve_search (struct gp_plan_spec *s, struct plan_memo *memo,
+                         const struct gp_arch *arch,
                          const struct gp_catalog *cat,
                          const struct gp_plan_option_spec *os,
                          const struct gp_plan_workload *w, const char *prec,
@@ -323,6 +324,7 @@ static int serve_search (struct gp_plan_spec *s, const struct gp_arch *arch,
                          struct gp_infer_option *best, gp_error_t *e)
 {
     struct gp_serve_cfg cfg;
+    int rc;
     memset (&cfg, 0, sizeof cfg);
     cfg.arch = arch;
     cfg.accel = os->accel;
@@ -345,9 +347,30 @@ static int serve_search (struct gp_plan_spec *s, const struct gp_arch *arch,
     struct gp_slo slo = {0};
     slo.ttft_p99_s = w->ttft_s;
     slo.tpot_p95_s = w->tpot_s;
+    double head = A (s, "inference_headroom");
+    /* The same search on the same inputs gives the same answer: options
+     * on one accelerator and the sensitivity rows reuse it (memo.c).
+     */
+    struct plan_serve_key key;
+    memset (&key, 0, sizeof key);
+    key.arch = arch;
+    key.accel = os->accel;
+    key.eng = (int)eng;
+    key.weight_dtype = (int)cfg.weight_dtype;
+    key.in_len = wl.in_len;
+    key.out_len = wl.out_len;
+    key.ttft_s = slo.ttft_p99_s;
+    key.tpot_s = slo.tpot_p95_s;
+    key.peak = peak;
+    key.trough = trough;
+    key.head = head;
+    if (gp_plan_memo_serve_get (memo, &key, best, e, &rc) == 0)
+        return rc;
     memset (best, 0, sizeof *best);
-    return gp_infer_choose_on (&cfg, cat, 0, &wl, &slo, peak, trough,
-                               A (s, "inference_headroom"), 0, best, e);
+    rc = gp_infer_choose_on (&cfg, cat, 0, &wl, &slo, peak, trough, head, 0,
+                             best, e);
+    gp_plan_memo_serve_put (memo, &key, best, e, rc);
+    return rc;
 }
 
 /* GPU-months service 'w' holds over 'n' months when one replica of 'per'
@@ -371,7 +394,8 @@ static double serve_gpu_months (const struct gp_plan_workload *w,
  * at the peak, then the fewest GPU-months over the horizon, then the
  * list's order (docs/formats/plan.md, "precision").
  */
-static int size_inference (struct gp_plan_spec *s, size_t wi,
+static int size_inference (struct gp_plan_spec *s, struct plan_memo *memo,
+                           size_t wi,
                            const struct gp_arch *arch,
                            const struct gp_catalog *cat,
                            const struct gp_plan_option_spec *os,
@@ -396,7 +420,8 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     for (size_t k = 0; k < np; k++) {
         const char *prec = w->n_precisions ? w->precisions[k] : w->precision;
         gp_error_t e = {0};
-        if (serve_search (s, arch, cat, os, w, prec, peak, trough, &o, &e)
+        if (serve_search (s, memo, arch, cat, os, w, prec, peak, trough, &o,
+                          &e)
             != 0) {
             z->code = GP_ENOTSUP;
             snprintf (z->text, sizeof z->text, "workloads[%zu]: %s", wi,
@@ -461,6 +486,7 @@ static void add_spot_ok (struct plan_sizing *z,
 }
 
 void gp_plan_size_compute (struct gp_plan_spec *s,
+                        struct plan_memo *memo,
                         const struct gp_catalog *cat,
                         const struct gp_zoo *zoo,
                         const struct gp_plan_option_spec *os,
@@ -507,7 +533,7 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
             return;
         }
         int rc = w->kind == GP_WL_INFERENCE
-                     ? size_inference (s, i, a, cat, os, z)
+                     ? size_inference (s, memo, i, a, cat, os, z)
                      : size_training (s, i, a, cat, os, mfu, z);
         if (rc != 0)
             return;

@@ -83,7 +83,9 @@ double gp_plan_service_gpus (const struct gp_plan_workload *w,
  * with the training planner's GEMM efficiency scaled by 'mfu' (1 = as
  * calibrated).  Never fails: problems land in out->code / out->text.
  */
+struct plan_memo;
 void gp_plan_size_compute (struct gp_plan_spec *s,
+                        struct plan_memo *memo,
                         const struct gp_catalog *cat,
                         const struct gp_zoo *zoo,
                         const struct gp_plan_option_spec *os,
@@ -130,6 +132,37 @@ void gp_plan_simulate (struct gp_plan_spec *s,
                        const struct plan_sizing *sz,
                        struct gp_plan_option *o);
 
+/* Memo of the planners' answers within one run (memo.c): a search on
+ * the same inputs is never run twice, across options on one accelerator
+ * and across the sensitivity rows.  A NULL memo disables it.
+ */
+struct plan_serve_key {       /* zeroed before filling: compared bytewise */
+    const void *arch, *accel;
+    int eng, weight_dtype;
+    double in_len, out_len, ttft_s, tpot_s, peak, trough, head;
+};
+struct plan_serve_memo;
+struct plan_train_memo;
+struct plan_memo {
+    struct plan_serve_memo *serve;
+    size_t n_serve;
+    struct plan_train_memo *train;
+    size_t n_train;
+    size_t hits, misses;        /* for the benchmark and the tests */
+};
+struct gp_infer_option;
+/* Look 'key' up: 0 with *best, *e and *rc copied when found, -1 when not. */
+int gp_plan_memo_serve_get (const struct plan_memo *m,
+                            const struct plan_serve_key *key,
+                            struct gp_infer_option *best, gp_error_t *e,
+                            int *rc);
+/* Remember an answer (silently skipped when out of memory). */
+void gp_plan_memo_serve_put (struct plan_memo *m,
+                             const struct plan_serve_key *key,
+                             const struct gp_infer_option *best,
+                             const gp_error_t *e, int rc);
+void gp_plan_memo_fini (struct plan_memo *m);
+
 /* Perturbations for the sensitivity analysis (1 = none). */
 struct plan_perturb {
     double price;               /* cloud prices and capex */
@@ -153,6 +186,7 @@ struct plan_ctx {
     struct gp_zoo *zoo;
     /* planner answers per option spec and MFU setting, computed once */
     struct plan_sizing *sz[GP_PLAN_MAX_OPTION_SPECS][3];
+    struct plan_memo memo;      /* planner searches, computed once */
     int failed;                 /* an allocation failed while recording */
 };
 
