@@ -112,7 +112,7 @@ static const struct bad bads[] = {
     {"name: x\n", GP_EPARSE, "missing required key 'count'"},
     {"name: x\ncount: three\n", GP_EPARSE,
      "t.yaml:2:8: spec.count: expected an integer, found a string"},
-    {"name: x\ncount: 300\n", GP_ERANGE, "t.yaml:2:8: spec.count: 300 is out"},
+    {"name: x\ncount: 300\n", GP_ERANGE, "t.yaml:2:8: field 'spec.count': 300 outside [1, 100]"},
     {"name: x\ncount: 3\nsize: 80G\n", GP_EPARSE,
      "t.yaml:3:7: spec.size: '80G': not a valid bytes"},
     {"name: x\ncount: 3\nsize: -1\n", GP_ERANGE, "must not be negative"},
