@@ -640,10 +640,12 @@ static const char *shorten (const char *text, char *buf, size_t size)
     return buf;
 }
 
-/* The canonical unit of a quantity kind, as the range messages print it. */
+/* The unit after a range whose bounds are plain numbers: none (a
+ * quantity's bounds are formatted with their unit, gp_format_quantity).
+ */
 static const char *unit_of (const struct gp_field *f)
 {
-    if (f->type != GP_F_QUANTITY)
+    if (f->type != GP_F_QUANTITY || f->quantity != GP_Q_COUNT)
         return "";
     switch (f->quantity) {
     case GP_Q_BYTES:
@@ -683,9 +685,18 @@ static int check_range (const struct gp_doc *d, const json_t *obj,
         snprintf (text, sizeof text, "%.10g", x);
         snprintf (shown, sizeof shown, "%s", text);
     }
+    char lo[32], hi[32];
+    if (f->type == GP_F_QUANTITY && f->quantity != GP_Q_COUNT) {
+        gp_format_quantity (f->min, f->quantity, 0, lo, sizeof lo);
+        gp_format_quantity (f->max, f->quantity, 0, hi, sizeof hi);
+    } else {
+        snprintf (lo, sizeof lo, "%.10g", f->min);
+        snprintf (hi, sizeof hi, "%.10g", f->max);
+    }
     return val_errorf (d, obj, f->key, v, err, GP_ERANGE,
-                       "field '%s.%s': %s outside [%.10g, %.10g]%s", what,
-                       f->key, shown, f->min, f->max, unit_of (f));
+                       "field '%s.%s': %s outside [%s, %s]%s", what, f->key,
+                       shown, lo, hi,
+                       f->quantity == GP_Q_COUNT ? "" : unit_of (f));
 }
 
 static int unpack_one (const struct gp_doc *d, const json_t *obj,
