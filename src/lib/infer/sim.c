@@ -78,8 +78,15 @@ static int choose_n (const struct gp_serve_model *m,
         return n < 40 ? 40 : n;
     }
     case GP_ARR_OFFLINE: {
+        /* four batches, within 500..8000 requests, and at most 2e7
+         * tokens of them (at least 100 requests) for long outputs
+         */
         double n = 4.0 * b;
-        return n < 500 ? 500 : n > 8000 ? 8000 : (int)n;
+        n = n < 500 ? 500 : n > 8000 ? 8000 : n;
+        double most = 2e7 / (seq > 1 ? seq : 1);
+        if (n > most)
+            n = most < 100 ? 100 : most;
+        return (int)n;
     }
     case GP_ARR_POISSON:
     default:

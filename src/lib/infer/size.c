@@ -63,6 +63,9 @@ static enum gp_infer_limit misses (const struct gp_sim_result *r,
     return GP_INFER_LIMIT_NONE;
 }
 
+/* Tokens (prompt + output) one sizing run simulates at most. */
+#define GP_INFER_SIM_TOKENS 2e6
+
 static int run_at (const struct gp_serve_model *m,
                    const struct gp_workload *w, double rate,
                    struct gp_sim_result *r, gp_error_t *err)
@@ -70,8 +73,16 @@ static int run_at (const struct gp_serve_model *m,
     struct gp_workload x = *w;
     x.arrivals = GP_ARR_POISSON;
     x.rate = rate;
-    if (x.n_requests <= 0)
-        x.n_requests = 800;
+    if (x.n_requests <= 0) {
+        /* 800 requests, or as many as keep the run within
+         * GP_INFER_SIM_TOKENS tokens (at least 100): long outputs cost
+         * an iteration per token (docs/model/inference.md, "Serving
+         * search").
+         */
+        double per = w->in_len + w->out_len;
+        double n = GP_INFER_SIM_TOKENS / (per > 1 ? per : 1);
+        x.n_requests = n >= 800 ? 800 : n <= 100 ? 100 : (int)n;
+    }
     return gp_infer_simulate (m, &x, r, err);
 }
 

@@ -412,7 +412,7 @@ static int load_traffic (const struct gp_doc *doc, json_t *node,
         {"prompt", GP_F_QUANTITY, offsetof (struct spec_traffic, prompt), 0,
          GP_F_REQUIRED, GP_Q_COUNT, NULL, 1, 1e7},
         {"output", GP_F_QUANTITY, offsetof (struct spec_traffic, output), 0,
-         GP_F_REQUIRED, GP_Q_COUNT, NULL, 1, 1e7},
+         GP_F_REQUIRED, GP_Q_COUNT, NULL, 1, 65536},
         FR ("rps", struct spec_traffic, rps, 0, 1e7),
         FR ("rps_trough", struct spec_traffic, rps_trough, 0, 1e7),
         FR ("rps_mean", struct spec_traffic, rps_mean, 0, 1e7),
@@ -429,6 +429,12 @@ static int load_traffic (const struct gp_doc *doc, json_t *node,
     int rc = gp_doc_unpack (doc, node, "traffic", fq, &t, err);
     if (rc)
         return rc;
+    /* rps 0 means "from the profile": without one it is no rate at all */
+    const json_t *rps = json_object_get (node, "rps");
+    if (rps && !(t.rps > 0) && !t.profile)
+        return gp_doc_errorf (doc, rps, err, GP_EINVAL,
+                              "field 'traffic.rps': 0 needs a "
+                              "traffic.profile to take the rate from");
     q->prompt = t.prompt, q->output = t.output;
     q->rps_peak = t.rps, q->rps_trough = t.rps_trough;
     q->rps_mean = t.rps_mean;

@@ -130,7 +130,7 @@ static const struct gp_field wl_fields[] = {
     {"input_tokens", GP_F_QUANTITY, F (input_tokens), 0, 0, GP_Q_COUNT, NULL,
      1, 1e7},
     {"output_tokens", GP_F_QUANTITY, F (output_tokens), 0, 0, GP_Q_COUNT,
-     NULL, 1, 1e7},
+     NULL, 1, 65536},
     {"growth_per_quarter", GP_F_DOUBLE, F (growth_per_quarter), 0, 0, 0,
      NULL, -0.9, 10},
     {"ttft", GP_F_QUANTITY, F (ttft_s), 0, 0, GP_Q_DURATION, NULL, 1e-3,
@@ -699,13 +699,13 @@ static int load_baseline (const struct gp_doc *doc, const json_t *b,
                               "or a whole number of GPUs");
     double g = v < 1 ? v * (double)e->gpus : v;
     int gpn = gp_plan_node_gpus (e->accel);
-    long long nodes = (long long)ceil (g / gpn - 1e-9);
-    long long bg = nodes * gpn;
     if (g > (double)e->gpus + 1e-9)
         return gp_doc_errorf (doc, b, err, GP_EPARSE,
                               "existing.baseline: %.6g GPUs, more than the "
                               "%lld owned",
                               g, e->gpus);
+    long long nodes = (long long)ceil (g / gpn - 1e-9);
+    long long bg = nodes * gpn;
     if (bg > e->gpus)
         bg = e->gpus;
     e->baseline = v;
