@@ -7,6 +7,9 @@
  * (deterministic in its inputs), so its answer is kept under the exact
  * inputs (compared bytewise) and reused: the same configuration is never
  * searched or simulated twice, and the plan's output does not change.
+ * The training planner's deadline sizings and layout searches are kept the
+ * same way (the serving sensitivity rows re-size every option, training
+ * included).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +71,45 @@ void gp_plan_memo_serve_put (struct plan_memo *m,
     if (e)
         x->e = *e;
     x->rc = rc;
+}
+
+struct plan_train_memo {
+    struct plan_train_key key;
+    struct plan_train_val val;
+};
+
+int gp_plan_memo_train_get (const struct plan_memo *m,
+                            const struct plan_train_key *key,
+                            struct plan_train_val *val)
+{
+    if (!m)
+        return -1;
+    for (size_t i = 0; i < m->n_train; i++)
+        if (memcmp (&m->train[i].key, key, sizeof *key) == 0) {
+            *val = m->train[i].val;
+            ((struct plan_memo *)m)->hits++;
+            return 0;
+        }
+    return -1;
+}
+
+void gp_plan_memo_train_put (struct plan_memo *m,
+                             const struct plan_train_key *key,
+                             const struct plan_train_val *val)
+{
+    if (!m)
+        return;
+    m->misses++;
+    size_t n = m->n_train;
+    if (n == 0 || (n >= 8 && (n & (n - 1)) == 0)) {
+        void *p = realloc (m->train, (n ? 2 * n : 8) * sizeof *m->train);
+        if (!p)
+            return;
+        m->train = p;
+    }
+    m->train[n].key = *key;
+    m->train[n].val = *val;
+    m->n_train = n + 1;
 }
 
 void gp_plan_memo_fini (struct plan_memo *m)

@@ -161,6 +161,33 @@ void gp_plan_memo_serve_put (struct plan_memo *m,
                              const struct plan_serve_key *key,
                              const struct gp_infer_option *best,
                              const gp_error_t *e, int rc);
+/* The training planner's answers (compute.c): a deadline sizing
+ * (gp_train_size_deadline, kind 1, 'days') or the fastest layout on 'n'
+ * GPUs with its goodput (kind 2), under the exact model, job, hardware and
+ * reliability inputs.  Keys are zeroed before filling (bytewise compare).
+ */
+#include "gpuplan/train.h"
+struct plan_train_key {
+    int kind, n;
+    double days;
+    struct gp_train_model m;
+    struct gp_train_job job;
+    struct gp_train_hw hw;
+    struct gp_train_rel_params rp;
+};
+struct plan_train_val {
+    int ok;                     /* kind 1: found; kind 2: a layout fits */
+    double rate, interval_s;    /* kind 2 */
+    struct gp_train_result tr;
+    struct gp_train_size sz;    /* kind 1 */
+};
+/* 0 with *val copied when found, -1 when not. */
+int gp_plan_memo_train_get (const struct plan_memo *m,
+                            const struct plan_train_key *key,
+                            struct plan_train_val *val);
+void gp_plan_memo_train_put (struct plan_memo *m,
+                             const struct plan_train_key *key,
+                             const struct plan_train_val *val);
 void gp_plan_memo_fini (struct plan_memo *m);
 
 /* Perturbations for the sensitivity analysis (1 = none). */
