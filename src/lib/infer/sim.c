@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gpuplan/infer.h"
+#include "infer_private.h"
 #include "../core/rng.h"
 #include "../core/stats.h"
 
@@ -78,20 +79,26 @@ static int choose_n (const struct gp_serve_model *m,
         return n < 40 ? 40 : n;
     }
     case GP_ARR_OFFLINE: {
-        /* four batches, within 500..8000 requests, and at most 2e7
-         * tokens of them (at least 100 requests) for long outputs
-         */
         double n = 4.0 * b;
-        n = n < 500 ? 500 : n > 8000 ? 8000 : n;
-        double most = 2e7 / (seq > 1 ? seq : 1);
-        if (n > most)
-            n = most < 100 ? 100 : most;
-        return (int)n;
+        return n < 500 ? 500 : n > 8000 ? 8000 : (int)n;
     }
     case GP_ARR_POISSON:
     default:
         return 1500;
     }
+}
+
+int gp__infer_offline_n (const struct gp_serve_model *m,
+                         const struct gp_workload *w)
+{
+    struct gp_workload x = *w;
+    x.arrivals = GP_ARR_OFFLINE;
+    double n = choose_n (m, &x);
+    double seq = w->in_len + w->out_len;
+    double most = GP_INFER_OFFLINE_TOKENS / (seq > 1 ? seq : 1);
+    if (n > most)
+        n = most < 100 ? 100 : most;
+    return (int)n;
 }
 
 /* The engine's state during one run. */

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "gpuplan/infer.h"
+#include "infer_private.h"
 
 const char *gp_infer_limit_str (enum gp_infer_limit l)
 {
@@ -63,8 +64,6 @@ static enum gp_infer_limit misses (const struct gp_sim_result *r,
     return GP_INFER_LIMIT_NONE;
 }
 
-/* Tokens (prompt + output) one sizing run simulates at most. */
-#define GP_INFER_SIM_TOKENS 2e6
 
 static int run_at (const struct gp_serve_model *m,
                    const struct gp_workload *w, double rate,
@@ -104,7 +103,7 @@ int gp_infer_size (const struct gp_serve_model *m,
     /* saturation: offline throughput of the engine */
     struct gp_workload off = *w;
     off.arrivals = GP_ARR_OFFLINE;
-    off.n_requests = 0;
+    off.n_requests = gp__infer_offline_n (m, &off);
     struct gp_sim_result s;
     int rc = gp_infer_simulate (m, &off, &s, err);
     if (rc)
