@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASES = [
@@ -50,47 +51,54 @@ def variants(text, values):
             yield m.group(2), v, "\n".join(copy)
 
 
+def run_one(gp, tmp, i, cmd, base, key, v, spec, env):
+    """One variant: None when it behaves, else the reason."""
+    path = os.path.join(tmp, f"{i}-{key}.yaml")
+    with open(path, "w") as f:
+        f.write(spec)
+    try:
+        p = subprocess.run([gp, cmd, path], capture_output=True, text=True,
+                           errors="replace", timeout=120, env=env)
+    except subprocess.TimeoutExpired:
+        return "over 120 s"
+    err = p.stderr
+    if p.returncode < 0 or p.returncode > 2:
+        why = f"exit {p.returncode}"
+    elif "runtime error" in err or "Sanitizer" in err:
+        why = "sanitizer report"
+    elif p.returncode and "gpuplan: error:" not in err:
+        why = "no 'gpuplan: error:' message"
+    elif p.returncode == 2 and not POS.search(err):
+        why = "exit 2 without FILE:LINE:COL"
+    elif len(v) > 100 and v in err:
+        why = "the long number echoed in full"
+    else:
+        return None
+    return f"{why}: {err.strip().splitlines()[:3]}"
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     gp = sys.argv[1]
     values = VALUES + (DEEP if "--deep" in sys.argv[2:] else [])
-    bad = runs = 0
     env = dict(os.environ, UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
+    jobs = []
+    for cmd, base in BASES:
+        with open(os.path.join(HERE, base)) as f:
+            text = f.read()
+        for key, v, spec in variants(text, values):
+            jobs.append((cmd, base, key, v, spec))
+    bad = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for cmd, base in BASES:
-            with open(os.path.join(HERE, base)) as f:
-                text = f.read()
-            for key, v, spec in variants(text, values):
-                path = os.path.join(tmp, f"{key}.yaml")
-                with open(path, "w") as f:
-                    f.write(spec)
-                try:
-                    p = subprocess.run([gp, cmd, path], capture_output=True,
-                                       text=True, errors="replace",
-                                       timeout=60, env=env)
-                except subprocess.TimeoutExpired:
-                    print(f"FAIL {base} {key}={v[:20]}: over 60 s")
-                    bad += 1
-                    continue
-                runs += 1
-                why = None
-                err = p.stderr
-                if p.returncode < 0 or p.returncode > 2:
-                    why = f"exit {p.returncode}"
-                elif "runtime error" in err or "Sanitizer" in err:
-                    why = "sanitizer report"
-                elif p.returncode and "gpuplan: error:" not in err:
-                    why = "no 'gpuplan: error:' message"
-                elif p.returncode == 2 and not POS.search(err):
-                    why = "exit 2 without FILE:LINE:COL"
-                elif len(v) > 100 and v in err:
-                    why = "the long number echoed in full"
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            res = pool.map(lambda a: run_one(gp, tmp, *a, env),
+                           [(i,) + j for i, j in enumerate(jobs)])
+            for (cmd, base, key, v, spec), why in zip(jobs, res):
                 if why:
                     bad += 1
-                    first = err.strip().splitlines()[:3]
-                    print(f"FAIL {base} {key}={v[:20]}: {why}: {first}")
-    print(f"{runs} runs, {bad} failed")
+                    print(f"FAIL {base} {key}={v[:20]}: {why}")
+    print(f"{len(jobs)} runs, {bad} failed")
     sys.exit(1 if bad else 0)
 
 
