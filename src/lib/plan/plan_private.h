@@ -5,6 +5,7 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/defaults.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/train.h"
 
 /* A planning month: a twelfth of a 365-day year. */
 #define HOURS_PER_MONTH (GP_HOURS_PER_YEAR / 12)
@@ -166,7 +167,6 @@ void gp_plan_memo_serve_put (struct plan_memo *m,
  * GPUs with its goodput (kind 2), under the exact model, job, hardware and
  * reliability inputs.  Keys are zeroed before filling (bytewise compare).
  */
-#include "gpuplan/train.h"
 struct plan_train_key {
     int kind, n;
     double days;
