@@ -4,6 +4,14 @@
 # this run on this machine; prints each median of 5 runs and the ratio
 # (target: at most 3).
 #
+# Measured on a shared 2-core machine (load 5), medians of 5, sort 0.06 to
+# 0.10 s: before the planner memo (serving search and training sizing
+# remembered per exact inputs) and the integer token sums in the serving
+# simulator, 7.3 s (124x); after, 1.6 s (16x); unloaded, 5.2 s before and
+# 0.87 s after (about 11x a 0.08 s sort).  The rest is nine distinct
+# serving searches (three accelerators x base, fp8, trtllm), each a
+# simulation per layout and bisection step.
+#
 # usage: bench/plan_speed.sh [BUILD_DIR] [PHILLY_CSV]
 #   BUILD_DIR   default build
 #   PHILLY_CSV  the Pollux/Sia philly.csv (82,053 jobs), plain or .gz;
