@@ -64,7 +64,8 @@ enum gp_fmt_flags_b {
 
 /* Format 'v' (canonical unit) for humans into 'buf' with 3 significant
  * digits and a prefix, e.g. "80 GB", "3.35 TB/s", "989 TFLOP/s",
- * "70.6 B", "45 d", "10.2 kW", "$1.2 M", "$2.10/h".
+ * "70.6 B", "45 d", "10.2 kW", "$1.2 M", "$2.10/h" (money: k, M, B and,
+ * from a trillion, T: "$10T").
  * Returns 'buf'.  Output is deterministic (no locale).
  */
 char *gp_format_quantity (double v,

@@ -112,7 +112,7 @@ static const struct bad bads[] = {
     {"name: x\n", GP_EPARSE, "missing required key 'count'"},
     {"name: x\ncount: three\n", GP_EPARSE,
      "t.yaml:2:8: spec.count: expected an integer, found a string"},
-    {"name: x\ncount: 300\n", GP_ERANGE, "t.yaml:2:8: spec.count: 300 is out"},
+    {"name: x\ncount: 300\n", GP_ERANGE, "t.yaml:2:8: field 'spec.count': 300 outside [1, 100]"},
     {"name: x\ncount: 3\nsize: 80G\n", GP_EPARSE,
      "t.yaml:3:7: spec.size: '80G': not a valid bytes"},
     {"name: x\ncount: 3\nsize: -1\n", GP_ERANGE, "must not be negative"},
@@ -124,6 +124,19 @@ static const struct bad bads[] = {
     {"name: abcdefghijklmnopqrstuvwxyz\ncount: 3\n", GP_ERANGE,
      "longer than 15"},
     {"- 1\n- 2\n", GP_EPARSE, "spec: expected a mapping, found a list"},
+    /* issue 13: a present zero is out of range, not "unset" */
+    {"name: x\ncount: 0\n", GP_ERANGE,
+     "t.yaml:2:8: field 'spec.count': 0 outside [1, 100]"},
+    {"name: x\ncount: 3\nratio: 1e300\n", GP_ERANGE,
+     "t.yaml:3:8: field 'spec.ratio': 1e+300 outside [0, 1]"},
+    /* a 231-digit integer: shown as 1.23456789e+230, never in full */
+    {"name: x\ncount: 1"
+     "2345678901234567890123456789012345678901234567890123456789"
+     "0123456789012345678901234567890123456789012345678901234567"
+     "8901234567890123456789012345678901234567890123456789012345"
+     "67890123456789012345678901234567890123456789012345678901\n",
+     GP_ERANGE, "t.yaml:2:8: field 'spec.count': 1.23456789e+230 outside "
+                "[1, 100]"},
 };
 
 static void test_unpack_bad (void **state)
@@ -152,6 +165,13 @@ static const struct bad parse_bads[] = {
     {"a: !!binary aGk=\n", GP_EPARSE, "unsupported YAML tag"},
     {"? [a, b]\n: 1\n", GP_EPARSE, "mapping key must be a plain scalar"},
     {"a:\n\tb: 1\n", GP_EPARSE, "t.yaml:2:"},
+    /* issue 13: a number beyond a double was "out of memory" (exit 3) */
+    {"a: 1\nb: 1e999\n", GP_ERANGE,
+     "t.yaml:2:4: field 'b': 1e999 is beyond the largest number"},
+    {"a: [1, -1e999]\n", GP_ERANGE, "t.yaml:1:8: item 1: -1e999"},
+    /* issue 13: bad UTF-8 was always reported at 1:1 */
+    {"a: 1\nb: \"x\xff\"\n", GP_EPARSE,
+     "t.yaml:2:6: invalid leading UTF-8 octet"},
 };
 
 static void test_parse_bad (void **state)

@@ -500,7 +500,9 @@ char *gp_format_quantity (double v,
     case GP_Q_MONEY:
     case GP_Q_MONEY_RATE: {
         const char *per = q == GP_Q_MONEY_RATE ? "/h" : "";
-        if (v >= 1e9)
+        if (v >= 1e12)
+            snprintf (buf, size, "$%.4gT%s", v / 1e12, per);
+        else if (v >= 1e9)
             snprintf (buf, size, "$%.4gB%s", v / 1e9, per);
         else if (v >= 1e6)
             snprintf (buf, size, "$%.4gM%s", v / 1e6, per);

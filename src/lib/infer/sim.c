@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gpuplan/infer.h"
+#include "infer_private.h"
 #include "../core/rng.h"
 #include "../core/stats.h"
 
@@ -85,6 +86,19 @@ static int choose_n (const struct gp_serve_model *m,
     default:
         return 1500;
     }
+}
+
+int gp__infer_offline_n (const struct gp_serve_model *m,
+                         const struct gp_workload *w)
+{
+    struct gp_workload x = *w;
+    x.arrivals = GP_ARR_OFFLINE;
+    double n = choose_n (m, &x);
+    double seq = w->in_len + w->out_len;
+    double most = GP_INFER_OFFLINE_TOKENS / (seq > 1 ? seq : 1);
+    if (n > most)
+        n = most < 100 ? 100 : most;
+    return (int)n;
 }
 
 /* The engine's state during one run. */
@@ -232,17 +246,23 @@ static int is_decoding (const struct req *q)
  */
 static void decode_set (struct engine *e)
 {
-    e->n_dec = e->n_pre = 0;
-    e->dec_ctx = 0;
+    /* The context is a sum of token counts: summed as an integer (exact,
+     * the same value as the double sum, without its add latency).
+     */
+    int n_dec = 0, n_pre = 0;
+    long long ctx = 0;
     for (int j = 0; j < e->n_run; j++) {
-        struct req *q = &e->R[e->run[j]];
+        const struct req *q = &e->R[e->run[j]];
         if (q->prefilled < q->target)
-            e->pre[e->n_pre++] = j;
+            e->pre[n_pre++] = j;
         else if (q->gen > 0 && q->gen < q->out) {
-            e->n_dec++;
-            e->dec_ctx += q->in + q->gen;
+            n_dec++;
+            ctx += q->in + q->gen;
         }
     }
+    e->n_dec = n_dec;
+    e->n_pre = n_pre;
+    e->dec_ctx = (double)ctx;
     if (e->E->reserve_full)
         return;
     while (e->kv_used + e->n_dec > e->cap && e->n_run > 1) {
@@ -313,8 +333,12 @@ static void build_load (struct engine *e, struct gp_iter_load *L)
     }
 }
 
-/* Advance request 'q' by the step just taken; 1 when it finished. */
-static int step_request (struct engine *e, struct req *q, int all_dec)
+/* Advance request 'q' by the step just taken; 1 when it finished.  KV
+ * tokens it takes are added to '*kv_add' (the caller adds them to
+ * e->kv_used once: token counts, so the sum is exact either way).
+ */
+static int step_request (struct engine *e, struct req *q, int all_dec,
+                         long long *kv_add)
 {
     if (q->chunk > 0) { /* got a prefill chunk */
         q->prefilled += q->chunk;
@@ -330,7 +354,7 @@ static int step_request (struct engine *e, struct req *q, int all_dec)
         q->chunk = 0;
         q->gen++;
         if (!e->E->reserve_full) {
-            e->kv_used += 1;
+            (*kv_add)++;
             q->kv += 1;
         }
         return q->gen >= q->out;
@@ -344,15 +368,16 @@ static int step_request (struct engine *e, struct req *q, int all_dec)
 static void apply_step (struct engine *e, int all_dec)
 {
     int keep = 0;
+    long long kv_add = 0; /* whole tokens: exact in any order */
     for (int j = 0; j < e->n_run; j++) {
         int id = e->run[j];
         struct req *q = &e->R[id];
-        if (!step_request (e, q, all_dec)) {
+        if (!step_request (e, q, all_dec, &kv_add)) {
             e->run[keep++] = id;
             continue;
         }
         q->t_done = e->t;
-        e->kv_used -= q->kv;
+        kv_add -= (long long)q->kv;
         q->kv = 0;
         e->done++;
         if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
@@ -361,6 +386,7 @@ static void apply_step (struct engine *e, int all_dec)
         }
     }
     e->n_run = keep;
+    e->kv_used += (double)kv_add;
     if (e->kv_used > e->kv_peak)
         e->kv_peak = e->kv_used;
 }

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "gpuplan/infer.h"
+#include "infer_private.h"
 
 const char *gp_infer_limit_str (enum gp_infer_limit l)
 {
@@ -63,6 +64,7 @@ static enum gp_infer_limit misses (const struct gp_sim_result *r,
     return GP_INFER_LIMIT_NONE;
 }
 
+
 static int run_at (const struct gp_serve_model *m,
                    const struct gp_workload *w, double rate,
                    struct gp_sim_result *r, gp_error_t *err)
@@ -70,8 +72,16 @@ static int run_at (const struct gp_serve_model *m,
     struct gp_workload x = *w;
     x.arrivals = GP_ARR_POISSON;
     x.rate = rate;
-    if (x.n_requests <= 0)
-        x.n_requests = 800;
+    if (x.n_requests <= 0) {
+        /* 800 requests, or as many as keep the run within
+         * GP_INFER_SIM_TOKENS tokens (at least 100): long outputs cost
+         * an iteration per token (docs/model/inference.md, "Serving
+         * search").
+         */
+        double per = w->in_len + w->out_len;
+        double n = GP_INFER_SIM_TOKENS / (per > 1 ? per : 1);
+        x.n_requests = n >= 800 ? 800 : n <= 100 ? 100 : (int)n;
+    }
     return gp_infer_simulate (m, &x, r, err);
 }
 
@@ -93,7 +103,7 @@ int gp_infer_size (const struct gp_serve_model *m,
     /* saturation: offline throughput of the engine */
     struct gp_workload off = *w;
     off.arrivals = GP_ARR_OFFLINE;
-    off.n_requests = 0;
+    off.n_requests = gp__infer_offline_n (m, &off);
     struct gp_sim_result s;
     int rc = gp_infer_simulate (m, &off, &s, err);
     if (rc)

@@ -193,10 +193,13 @@ struct spec_arch {
 };
 
 #define F(k, t, st, m, fl) {k, t, offsetof (st, m), 0, fl, 0, NULL, 0, 0}
+/* an integer field with its documented range (docs/formats/infer.md) */
+#define FI(k, st, m, fl, lo, hi) {k, GP_F_INT, offsetof (st, m), 0, fl, 0, \
+                                  NULL, lo, hi}
 #define FS(k, st, m) {k, GP_F_STRING, offsetof (st, m), sizeof ((st *)0)->m, \
                       0, 0, NULL, 0, 0}
-#define FQ(k, st, m, q) {k, GP_F_QUANTITY, offsetof (st, m), 0, 0, q, NULL, \
-                         0, 0}
+#define FQ(k, st, m, q, lo, hi) {k, GP_F_QUANTITY, offsetof (st, m), 0, 0, q, \
+                                 NULL, lo, hi}
 #define FN(k, st, m) {k, GP_F_NODE, offsetof (st, m), 0, 0, 0, NULL, 0, 0}
 #define FR(k, st, m, lo, hi) {k, GP_F_DOUBLE, offsetof (st, m), 0, 0, 0, NULL, \
                               lo, hi}
@@ -206,28 +209,45 @@ static int arch_from_node (const struct gp_doc *doc, json_t *node,
                            struct gp_arch *a, gp_error_t *err)
 {
     static const struct gp_field f[] = {
-        F ("layers", GP_F_INT, struct spec_arch, layers, GP_F_REQUIRED),
-        F ("hidden", GP_F_INT, struct spec_arch, hidden, GP_F_REQUIRED),
-        F ("ffn_hidden", GP_F_INT, struct spec_arch, ffn_hidden, 0),
-        F ("heads", GP_F_INT, struct spec_arch, heads, GP_F_REQUIRED),
-        F ("kv_heads", GP_F_INT, struct spec_arch, kv_heads, GP_F_REQUIRED),
-        F ("head_dim", GP_F_INT, struct spec_arch, head_dim, GP_F_REQUIRED),
-        F ("vocab", GP_F_INT, struct spec_arch, vocab, GP_F_REQUIRED),
+        FI ("layers", struct spec_arch, layers, GP_F_REQUIRED, 1,
+            10000),
+        FI ("hidden", struct spec_arch, hidden, GP_F_REQUIRED, 1,
+            1000000),
+        FI ("ffn_hidden", struct spec_arch, ffn_hidden, 0, 0,
+            10000000),
+        FI ("heads", struct spec_arch, heads, GP_F_REQUIRED, 1,
+            100000),
+        FI ("kv_heads", struct spec_arch, kv_heads, GP_F_REQUIRED, 1,
+            100000),
+        FI ("head_dim", struct spec_arch, head_dim, GP_F_REQUIRED, 1,
+            100000),
+        FI ("vocab", struct spec_arch, vocab, GP_F_REQUIRED, 1,
+            100000000),
         {"mlp", GP_F_ENUM, offsetof (struct spec_arch, mlp), 0, 0, 0,
          mlp_choices, 0, 0},
         {"attention", GP_F_ENUM, offsetof (struct spec_arch, attention), 0,
          0, 0, attn_choices, 0, 0},
         F ("tied_embeddings", GP_F_BOOL, struct spec_arch, tied, 0),
-        F ("moe_experts", GP_F_INT, struct spec_arch, moe_e, 0),
-        F ("moe_topk", GP_F_INT, struct spec_arch, moe_k, 0),
-        F ("moe_ffn_hidden", GP_F_INT, struct spec_arch, moe_f, 0),
-        F ("moe_shared_experts", GP_F_INT, struct spec_arch, moe_s, 0),
-        F ("moe_dense_layers", GP_F_INT, struct spec_arch, moe_dense, 0),
-        F ("mla_q_lora_rank", GP_F_INT, struct spec_arch, ql, 0),
-        F ("mla_kv_lora_rank", GP_F_INT, struct spec_arch, kvl, 0),
-        F ("mla_qk_nope_head_dim", GP_F_INT, struct spec_arch, nope, 0),
-        F ("mla_qk_rope_head_dim", GP_F_INT, struct spec_arch, rope, 0),
-        F ("mla_v_head_dim", GP_F_INT, struct spec_arch, vd, 0),
+        FI ("moe_experts", struct spec_arch, moe_e, 0, 0,
+            100000),
+        FI ("moe_topk", struct spec_arch, moe_k, 0, 0,
+            1024),
+        FI ("moe_ffn_hidden", struct spec_arch, moe_f, 0, 0,
+            10000000),
+        FI ("moe_shared_experts", struct spec_arch, moe_s, 0, 0,
+            1024),
+        FI ("moe_dense_layers", struct spec_arch, moe_dense, 0, 0,
+            10000),
+        FI ("mla_q_lora_rank", struct spec_arch, ql, 0, 0,
+            1000000),
+        FI ("mla_kv_lora_rank", struct spec_arch, kvl, 0, 0,
+            1000000),
+        FI ("mla_qk_nope_head_dim", struct spec_arch, nope, 0, 0,
+            100000),
+        FI ("mla_qk_rope_head_dim", struct spec_arch, rope, 0, 0,
+            100000),
+        FI ("mla_v_head_dim", struct spec_arch, vd, 0, 0,
+            100000),
         FS ("name", struct spec_arch, name),
         F_END,
     };
@@ -390,9 +410,9 @@ static int load_traffic (const struct gp_doc *doc, json_t *node,
 {
     static const struct gp_field fq[] = {
         {"prompt", GP_F_QUANTITY, offsetof (struct spec_traffic, prompt), 0,
-         GP_F_REQUIRED, GP_Q_COUNT, NULL, 0, 0},
+         GP_F_REQUIRED, GP_Q_COUNT, NULL, 1, 1e7},
         {"output", GP_F_QUANTITY, offsetof (struct spec_traffic, output), 0,
-         GP_F_REQUIRED, GP_Q_COUNT, NULL, 0, 0},
+         GP_F_REQUIRED, GP_Q_COUNT, NULL, 1, 65536},
         FR ("rps", struct spec_traffic, rps, 0, 1e7),
         FR ("rps_trough", struct spec_traffic, rps_trough, 0, 1e7),
         FR ("rps_mean", struct spec_traffic, rps_mean, 0, 1e7),
@@ -409,6 +429,12 @@ static int load_traffic (const struct gp_doc *doc, json_t *node,
     int rc = gp_doc_unpack (doc, node, "traffic", fq, &t, err);
     if (rc)
         return rc;
+    /* rps 0 means "from the profile": without one it is no rate at all */
+    const json_t *rps = json_object_get (node, "rps");
+    if (rps && !(t.rps > 0) && !t.profile)
+        return gp_doc_errorf (doc, rps, err, GP_EINVAL,
+                              "field 'traffic.rps': 0 needs a "
+                              "traffic.profile to take the rate from");
     q->prompt = t.prompt, q->output = t.output;
     q->rps_peak = t.rps, q->rps_trough = t.rps_trough;
     q->rps_mean = t.rps_mean;
@@ -424,10 +450,14 @@ static int load_slo (const struct gp_doc *doc, json_t *node,
                      struct gp_infer_request *q, gp_error_t *err)
 {
     static const struct gp_field fl[] = {
-        FQ ("ttft_p95", struct spec_slo, ttft_p95, GP_Q_DURATION),
-        FQ ("ttft_p99", struct spec_slo, ttft_p99, GP_Q_DURATION),
-        FQ ("tpot_p95", struct spec_slo, tpot_p95, GP_Q_DURATION),
-        FQ ("e2e_p95", struct spec_slo, e2e_p95, GP_Q_DURATION),
+        FQ ("ttft_p95", struct spec_slo, ttft_p95, GP_Q_DURATION, 1e-4,
+            86400),
+        FQ ("ttft_p99", struct spec_slo, ttft_p99, GP_Q_DURATION, 1e-4,
+            86400),
+        FQ ("tpot_p95", struct spec_slo, tpot_p95, GP_Q_DURATION, 1e-4,
+            86400),
+        FQ ("e2e_p95", struct spec_slo, e2e_p95, GP_Q_DURATION, 1e-4,
+            86400),
         F_END,
     };
     struct spec_slo s = {0, 0, 0, 0};

@@ -62,8 +62,17 @@ int gp_train_prep (const struct gp_arch *a, struct gp_train_model *m,
     struct gp_arch b = *a;
     if (b.kv_heads <= 0)
         b.kv_heads = b.heads;
-    if (b.head_dim <= 0)
+    if (b.head_dim <= 0) {
+        /* derived: the heads split the hidden size evenly (a remainder
+         * or a head narrower than one element is no transformer)
+         */
+        if (b.heads <= 0 || b.hidden < b.heads || b.hidden % b.heads)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "model '%s': hidden (%d) must be a "
+                                 "multiple of heads (%d)",
+                                 a->id, b.hidden, b.heads);
         b.head_dim = b.hidden / b.heads;
+    }
     struct gp_param_count pc;
     gp_arch_params (&b, &pc);
     memset (m, 0, sizeof *m);

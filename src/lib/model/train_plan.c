@@ -308,13 +308,17 @@ static int check_request (const struct gp_train_request *rq,
         return rc;
     if (rq->gpus <= 0 && rq->days <= 0)
         return gp_errprintf (err, GP_EINVAL,
-                             "train: give --gpus N or --days D");
+                             "train: give gpus or days (spec keys; flags "
+                             "--gpus N or --days D)");
     if (rq->gpus > 0 && rq->days > 0)
         return gp_errprintf (err, GP_EINVAL,
-                             "train: give --gpus N or --days D, not both "
-                             "(a deadline chooses the count)");
+                             "train: give gpus or days, not both (flags "
+                             "--gpus N or --days D; a deadline chooses the "
+                             "count)");
     if (rq->days > 0 && rq->tokens <= 0)
-        return gp_errprintf (err, GP_EINVAL, "train: --days needs --tokens");
+        return gp_errprintf (err, GP_EINVAL,
+                             "train: days needs tokens (flags --days needs "
+                             "--tokens)");
     if (rq->tokens < 0 || rq->seq_len < 0 || rq->global_batch < 0
         || rq->batch_tokens < 0 || rq->gpus < 0)
         return gp_errprintf (err, GP_EINVAL,

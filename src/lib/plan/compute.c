@@ -114,11 +114,48 @@ static struct gp_train_rel_params plan_rel (struct gp_plan_spec *s)
 /* Training throughput on 'n' GPUs: the fastest layout's tokens/s times
  * the reliability model's goodput.  Returns 0 when nothing fits.
  */
-static double train_rate (struct gp_plan_spec *s,
+static double train_rate_run (struct gp_plan_spec *s,
+                              const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw, int n,
+                              double *interval_s,
+                              struct gp_train_result *best);
+
+/* train_rate_run, remembered per exact inputs (memo.c). */
+static double train_rate (struct gp_plan_spec *s, struct plan_memo *memo,
                           const struct gp_train_model *m,
                           const struct gp_train_job *job,
                           const struct gp_train_hw *hw, int n,
                           double *interval_s, struct gp_train_result *best)
+{
+    struct plan_train_key key;
+    struct plan_train_val val;
+    memset (&key, 0, sizeof key);
+    key.kind = 2;
+    key.n = n;
+    key.m = *m;
+    key.job = *job;
+    key.hw = *hw;
+    key.rp = plan_rel (s);
+    if (gp_plan_memo_train_get (memo, &key, &val) != 0) {
+        memset (&val, 0, sizeof val);
+        val.rate = train_rate_run (s, m, job, hw, n, &val.interval_s,
+                                   &val.tr);
+        gp_plan_memo_train_put (memo, &key, &val);
+    }
+    if (val.rate > 0 && interval_s)
+        *interval_s = val.interval_s;
+    if (val.rate > 0 && best)
+        *best = val.tr;
+    return val.rate;
+}
+
+static double train_rate_run (struct gp_plan_spec *s,
+                              const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw, int n,
+                              double *interval_s,
+                              struct gp_train_result *best)
 {
     struct gp_search_fix fix;
     gp_search_fix_free (&fix);
@@ -175,7 +212,8 @@ static void add_busy (double *d, size_t T, double start, double months,
  * it in time, by the training planner's deadline sizing (the same call
  * as `gpuplan train --days`), with the plan's reliability assumptions.
  */
-static int size_deadline (struct gp_plan_spec *s, size_t wi,
+static int size_deadline (struct gp_plan_spec *s, struct plan_memo *memo,
+                          size_t wi,
                           const struct gp_plan_option_spec *os,
                           const struct gp_train_model *m,
                           const struct gp_train_job *job,
@@ -186,10 +224,25 @@ static int size_deadline (struct gp_plan_spec *s, size_t wi,
     struct gp_search_fix fix;
     gp_search_fix_free (&fix);
     struct gp_train_rel_params rp = plan_rel (s);
-    struct gp_train_result tr;
-    struct gp_train_size sz;
-    if (gp_train_size_deadline (m, job, hw, &fix, &rp, w->deadline_s / 86400,
-                                GP_TRAIN_MAX_GPUS, &tr, 1, &sz)) {
+    struct plan_train_key key;
+    struct plan_train_val val;
+    memset (&key, 0, sizeof key);
+    key.kind = 1;
+    key.days = w->deadline_s / 86400;
+    key.m = *m;
+    key.job = *job;
+    key.hw = *hw;
+    key.rp = rp;
+    if (gp_plan_memo_train_get (memo, &key, &val) != 0) {
+        memset (&val, 0, sizeof val);
+        val.ok = gp_train_size_deadline (m, job, hw, &fix, &rp, key.days,
+                                         GP_TRAIN_MAX_GPUS, &val.tr, 1,
+                                         &val.sz);
+        gp_plan_memo_train_put (memo, &key, &val);
+    }
+    struct gp_train_result tr = val.tr;
+    struct gp_train_size sz = val.sz;
+    if (val.ok) {
         int n = sz.n_gpus;
         double sec = w->tokens / (tr.time.tokens_per_s * sz.rel.goodput);
         struct gp_train_job jb = *job;
@@ -226,7 +279,8 @@ static int size_deadline (struct gp_plan_spec *s, size_t wi,
     return -1;
 }
 
-static int size_training (struct gp_plan_spec *s, size_t wi,
+static int size_training (struct gp_plan_spec *s, struct plan_memo *memo,
+                          size_t wi,
                           const struct gp_arch *arch,
                           const struct gp_catalog *cat,
                           const struct gp_plan_option_spec *os, double mfu,
@@ -273,12 +327,12 @@ static int size_training (struct gp_plan_spec *s, size_t wi,
     int gpn = os->gpus_per_node;
     double interval = 0;
     if (w->kind == GP_WL_TRAINING)
-        return size_deadline (s, wi, os, &m, &job, &hw, z);
+        return size_deadline (s, memo, wi, os, &m, &job, &hw, z);
     /* Recurring: each run on the fewest whole nodes it fits on. */
     for (int nodes = 1; nodes <= 4096; nodes *= 2) {
         int n = nodes * gpn;
         struct gp_train_result tr;
-        double r = train_rate (s, &m, &job, &hw, n, &interval, &tr);
+        double r = train_rate (s, memo, &m, &job, &hw, n, &interval, &tr);
         if (r > 0) {
             double sec = w->tokens / r;
             record_need (s, z, wi, &m, &job, &hw, &tr);
@@ -315,7 +369,8 @@ double gp_plan_service_gpus (const struct gp_plan_workload *w,
  * every workload's GPUs onto its nodes together, so a service's own node
  * rounding is not its cost.  Returns gp_infer_choose_on's status.
  */
-static int serve_search (struct gp_plan_spec *s, const struct gp_arch *arch,
+static int serve_search (struct gp_plan_spec *s, struct plan_memo *memo,
+                         const struct gp_arch *arch,
                          const struct gp_catalog *cat,
                          const struct gp_plan_option_spec *os,
                          const struct gp_plan_workload *w, const char *prec,
@@ -323,6 +378,7 @@ static int serve_search (struct gp_plan_spec *s, const struct gp_arch *arch,
                          struct gp_infer_option *best, gp_error_t *e)
 {
     struct gp_serve_cfg cfg;
+    int rc;
     memset (&cfg, 0, sizeof cfg);
     cfg.arch = arch;
     cfg.accel = os->accel;
@@ -345,9 +401,30 @@ static int serve_search (struct gp_plan_spec *s, const struct gp_arch *arch,
     struct gp_slo slo = {0};
     slo.ttft_p99_s = w->ttft_s;
     slo.tpot_p95_s = w->tpot_s;
+    double head = A (s, "inference_headroom");
+    /* The same search on the same inputs gives the same answer: options
+     * on one accelerator and the sensitivity rows reuse it (memo.c).
+     */
+    struct plan_serve_key key;
+    memset (&key, 0, sizeof key);
+    key.arch = arch;
+    key.accel = os->accel;
+    key.eng = (int)eng;
+    key.weight_dtype = (int)cfg.weight_dtype;
+    key.in_len = wl.in_len;
+    key.out_len = wl.out_len;
+    key.ttft_s = slo.ttft_p99_s;
+    key.tpot_s = slo.tpot_p95_s;
+    key.peak = peak;
+    key.trough = trough;
+    key.head = head;
+    if (gp_plan_memo_serve_get (memo, &key, best, e, &rc) == 0)
+        return rc;
     memset (best, 0, sizeof *best);
-    return gp_infer_choose_on (&cfg, cat, 0, &wl, &slo, peak, trough,
-                               A (s, "inference_headroom"), 0, best, e);
+    rc = gp_infer_choose_on (&cfg, cat, 0, &wl, &slo, peak, trough, head, 0,
+                             best, e);
+    gp_plan_memo_serve_put (memo, &key, best, e, rc);
+    return rc;
 }
 
 /* GPU-months service 'w' holds over 'n' months when one replica of 'per'
@@ -371,7 +448,8 @@ static double serve_gpu_months (const struct gp_plan_workload *w,
  * at the peak, then the fewest GPU-months over the horizon, then the
  * list's order (docs/formats/plan.md, "precision").
  */
-static int size_inference (struct gp_plan_spec *s, size_t wi,
+static int size_inference (struct gp_plan_spec *s, struct plan_memo *memo,
+                           size_t wi,
                            const struct gp_arch *arch,
                            const struct gp_catalog *cat,
                            const struct gp_plan_option_spec *os,
@@ -396,7 +474,8 @@ static int size_inference (struct gp_plan_spec *s, size_t wi,
     for (size_t k = 0; k < np; k++) {
         const char *prec = w->n_precisions ? w->precisions[k] : w->precision;
         gp_error_t e = {0};
-        if (serve_search (s, arch, cat, os, w, prec, peak, trough, &o, &e)
+        if (serve_search (s, memo, arch, cat, os, w, prec, peak, trough, &o,
+                          &e)
             != 0) {
             z->code = GP_ENOTSUP;
             snprintf (z->text, sizeof z->text, "workloads[%zu]: %s", wi,
@@ -461,6 +540,7 @@ static void add_spot_ok (struct plan_sizing *z,
 }
 
 void gp_plan_size_compute (struct gp_plan_spec *s,
+                        struct plan_memo *memo,
                         const struct gp_catalog *cat,
                         const struct gp_zoo *zoo,
                         const struct gp_plan_option_spec *os,
@@ -507,8 +587,8 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
             return;
         }
         int rc = w->kind == GP_WL_INFERENCE
-                     ? size_inference (s, i, a, cat, os, z)
-                     : size_training (s, i, a, cat, os, mfu, z);
+                     ? size_inference (s, memo, i, a, cat, os, z)
+                     : size_training (s, memo, i, a, cat, os, mfu, z);
         if (rc != 0)
             return;
         add_spot_ok (z, w, before);

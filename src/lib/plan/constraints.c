@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpuplan/train.h"
+#include "gpuplan/units.h"
 #include "plan_private.h"
 
 static int cloud_allowed (const struct gp_plan_spec *s, const char *cloud)
@@ -84,9 +85,13 @@ void gp_plan_check_constraints (struct plan_ctx *c, struct gp_plan_option *o)
     }
     if (o->kind == GP_OPT_ONPREM && o->power.code == 0) {
         if (k->power_w > 0 && o->pow.it_w > k->power_w) {
+            char it[32], cap[32];
             reject (o, GP_INFEAS_POWER,
-                    "IT power %.0f kW exceeds constraints.power %.0f kW",
-                    o->pow.it_w / 1e3, k->power_w / 1e3);
+                    "IT power %s exceeds constraints.power %s",
+                    gp_format_quantity (o->pow.it_w, GP_Q_POWER, 0, it,
+                                        sizeof it),
+                    gp_format_quantity (k->power_w, GP_Q_POWER, 0, cap,
+                                        sizeof cap));
             return;
         }
         if (k->floor_racks > 0 && o->pow.racks > k->floor_racks) {

@@ -5,6 +5,7 @@
 #include "gpuplan/cost.h"
 #include "gpuplan/defaults.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/train.h"
 
 /* A planning month: a twelfth of a 365-day year. */
 #define HOURS_PER_MONTH (GP_HOURS_PER_YEAR / 12)
@@ -83,7 +84,9 @@ double gp_plan_service_gpus (const struct gp_plan_workload *w,
  * with the training planner's GEMM efficiency scaled by 'mfu' (1 = as
  * calibrated).  Never fails: problems land in out->code / out->text.
  */
+struct plan_memo;
 void gp_plan_size_compute (struct gp_plan_spec *s,
+                        struct plan_memo *memo,
                         const struct gp_catalog *cat,
                         const struct gp_zoo *zoo,
                         const struct gp_plan_option_spec *os,
@@ -144,6 +147,63 @@ void gp_plan_simulate (struct gp_plan_spec *s,
                        const struct plan_sizing *sz,
                        struct gp_plan_option *o);
 
+/* Memo of the planners' answers within one run (memo.c): a search on
+ * the same inputs is never run twice, across options on one accelerator
+ * and across the sensitivity rows.  A NULL memo disables it.
+ */
+struct plan_serve_key {       /* zeroed before filling: compared bytewise */
+    const void *arch, *accel;
+    int eng, weight_dtype;
+    double in_len, out_len, ttft_s, tpot_s, peak, trough, head;
+};
+struct plan_serve_memo;
+struct plan_train_memo;
+struct plan_memo {
+    struct plan_serve_memo *serve;
+    size_t n_serve;
+    struct plan_train_memo *train;
+    size_t n_train;
+    size_t hits, misses;        /* for the benchmark and the tests */
+};
+struct gp_infer_option;
+/* Look 'key' up: 0 with *best, *e and *rc copied when found, -1 when not. */
+int gp_plan_memo_serve_get (const struct plan_memo *m,
+                            const struct plan_serve_key *key,
+                            struct gp_infer_option *best, gp_error_t *e,
+                            int *rc);
+/* Remember an answer (silently skipped when out of memory). */
+void gp_plan_memo_serve_put (struct plan_memo *m,
+                             const struct plan_serve_key *key,
+                             const struct gp_infer_option *best,
+                             const gp_error_t *e, int rc);
+/* The training planner's answers (compute.c): a deadline sizing
+ * (gp_train_size_deadline, kind 1, 'days') or the fastest layout on 'n'
+ * GPUs with its goodput (kind 2), under the exact model, job, hardware and
+ * reliability inputs.  Keys are zeroed before filling (bytewise compare).
+ */
+struct plan_train_key {
+    int kind, n;
+    double days;
+    struct gp_train_model m;
+    struct gp_train_job job;
+    struct gp_train_hw hw;
+    struct gp_train_rel_params rp;
+};
+struct plan_train_val {
+    int ok;                     /* kind 1: found; kind 2: a layout fits */
+    double rate, interval_s;    /* kind 2 */
+    struct gp_train_result tr;
+    struct gp_train_size sz;    /* kind 1 */
+};
+/* 0 with *val copied when found, -1 when not. */
+int gp_plan_memo_train_get (const struct plan_memo *m,
+                            const struct plan_train_key *key,
+                            struct plan_train_val *val);
+void gp_plan_memo_train_put (struct plan_memo *m,
+                             const struct plan_train_key *key,
+                             const struct plan_train_val *val);
+void gp_plan_memo_fini (struct plan_memo *m);
+
 /* Perturbations for the sensitivity analysis (1 = none). */
 struct plan_perturb {
     double price;               /* cloud prices and capex */
@@ -167,6 +227,7 @@ struct plan_ctx {
     struct gp_zoo *zoo;
     /* planner answers per option spec and MFU setting, computed once */
     struct plan_sizing *sz[GP_PLAN_MAX_OPTION_SPECS][3];
+    struct plan_memo memo;      /* planner searches, computed once */
     int failed;                 /* an allocation failed while recording */
 };
 

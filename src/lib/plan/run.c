@@ -30,7 +30,7 @@ const struct plan_sizing *gp_plan_sizing_of (struct plan_ctx *c,
             return NULL;
         double x = gp_plan_assume (c->s, "sensitivity_mfu");
         double mfu = k == 1 ? 1 - x : k == 2 ? 1 + x : 1;
-        gp_plan_size_compute (c->s, c->cat, c->zoo, &c->s->options[spec_index],
+        gp_plan_size_compute (c->s, &c->memo, c->cat, c->zoo, &c->s->options[spec_index],
                            mfu, n_periods, *z);
     }
     return *z;
@@ -165,6 +165,7 @@ static void ctx_fini (struct plan_ctx *c)
     for (size_t i = 0; i < GP_PLAN_MAX_OPTION_SPECS; i++)
         for (size_t k = 0; k < 3; k++)
             free (c->sz[i][k]);
+    gp_plan_memo_fini (&c->memo);
     gp_zoo_destroy (c->zoo);
     free (c->s);
 }

@@ -26,6 +26,9 @@ static const char *const opt_kinds[] = {"onprem", "cloud", "expand",
                                         "burst", NULL};
 static const char *const coolings[] = {"air", "liquid", NULL};
 
+/* A year of 365 days, for the duration ranges below. */
+#define GP_PLAN_YEAR_S (365.0 * 86400)
+
 const char *gp_wl_kind_str (enum gp_wl_kind k)
 {
     return (unsigned)k < 3 ? wl_kinds[k] : "?";
@@ -108,30 +111,32 @@ static const struct gp_field wl_fields[] = {
     {"model", GP_F_STRING, F (model), GP_PLAN_NAME, 0, 0, NULL, 0, 0},
     {"precision", GP_F_NODE, offsetof (struct wl_in, precision), 0, 0, 0,
      NULL, 0, 0},
-    {"tokens", GP_F_QUANTITY, F (tokens), 0, 0, GP_Q_COUNT, NULL, 0, 0},
-    {"deadline", GP_F_QUANTITY, F (deadline_s), 0, 0, GP_Q_DURATION, NULL, 0,
-     0},
+    {"tokens", GP_F_QUANTITY, F (tokens), 0, 0, GP_Q_COUNT, NULL, 1, 1e17},
+    {"deadline", GP_F_QUANTITY, F (deadline_s), 0, 0, GP_Q_DURATION, NULL,
+     3600, 20 * GP_PLAN_YEAR_S},
     {"start_month", GP_F_DOUBLE, F (start_month), 0, 0, 0, NULL, 0, 120},
-    {"runs_per_month", GP_F_DOUBLE, F (runs_per_month), 0, 0, 0, NULL, 0,
-     1e6},
-    {"seq_len", GP_F_QUANTITY, F (seq_len), 0, 0, GP_Q_COUNT, NULL, 0, 0},
+    {"runs_per_month", GP_F_DOUBLE, F (runs_per_month), 0, 0, 0, NULL, 0.01,
+     10000},
+    {"seq_len", GP_F_QUANTITY, F (seq_len), 0, 0, GP_Q_COUNT, NULL, 1, 1e7},
     {"global_batch", GP_F_QUANTITY, F (global_batch), 0, 0, GP_Q_COUNT, NULL,
-     0, 0},
-    {"dataset", GP_F_QUANTITY, F (dataset_bytes), 0, 0, GP_Q_BYTES, NULL, 0,
-     0},
+     1, 1e8},
+    {"dataset", GP_F_QUANTITY, F (dataset_bytes), 0, 0, GP_Q_BYTES, NULL, 1,
+     1e19},
     {"trace", GP_F_STRING, F (trace), GP_PLAN_TEXT, 0, 0, NULL, 0, 0},
     {"trace_period", GP_F_QUANTITY, F (trace_period_s), 0, 0, GP_Q_DURATION,
-     NULL, 0, 0},
-    {"requests_per_s", GP_F_DOUBLE, F (requests_per_s), 0, 0, 0, NULL, 0,
-     1e9},
+     NULL, 60, 20 * GP_PLAN_YEAR_S},
+    {"requests_per_s", GP_F_DOUBLE, F (requests_per_s), 0, 0, 0, NULL, 1e-6,
+     1e7},
     {"input_tokens", GP_F_QUANTITY, F (input_tokens), 0, 0, GP_Q_COUNT, NULL,
-     0, 0},
+     1, 1e7},
     {"output_tokens", GP_F_QUANTITY, F (output_tokens), 0, 0, GP_Q_COUNT,
-     NULL, 0, 0},
+     NULL, 1, 65536},
     {"growth_per_quarter", GP_F_DOUBLE, F (growth_per_quarter), 0, 0, 0,
      NULL, -0.9, 10},
-    {"ttft", GP_F_QUANTITY, F (ttft_s), 0, 0, GP_Q_DURATION, NULL, 0, 0},
-    {"tpot", GP_F_QUANTITY, F (tpot_s), 0, 0, GP_Q_DURATION, NULL, 0, 0},
+    {"ttft", GP_F_QUANTITY, F (ttft_s), 0, 0, GP_Q_DURATION, NULL, 1e-3,
+     3600},
+    {"tpot", GP_F_QUANTITY, F (tpot_s), 0, 0, GP_Q_DURATION, NULL, 1e-4,
+     60},
     {"allow_spot", GP_F_NODE, offsetof (struct wl_in, allow_spot), 0, 0, 0,
      NULL, 0, 0},
     {"engine", GP_F_STRING, F (engine), 16, 0, 0, NULL, 0, 0},
@@ -161,9 +166,10 @@ static const struct gp_field opt_fields[] = {
     {"gpus_per_node", GP_F_INT, F (gpus_per_node), 0, 0, 0, NULL, 1, 128},
     {"gpus", GP_F_INT, offsetof (struct opt_in, gpus), 0, 0, 0, NULL, 1,
      10000000},
-    {"node_power", GP_F_QUANTITY, F (node_w), 0, 0, GP_Q_POWER, NULL, 0, 0},
-    {"node_capex", GP_F_QUANTITY, F (node_capex), 0, 0, GP_Q_MONEY, NULL, 0,
-     0},
+    {"node_power", GP_F_QUANTITY, F (node_w), 0, 0, GP_Q_POWER, NULL, 1,
+     1e6},
+    {"node_capex", GP_F_QUANTITY, F (node_capex), 0, 0, GP_Q_MONEY, NULL, 1,
+     1e9},
     {"switch", GP_F_STRING, F (switch_id), 32, 0, 0, NULL, 0, 0},
     {"oversubscription", GP_F_DOUBLE, F (oversub), 0, 0, 0, NULL, 1, 64},
     {"nics_per_gpu", GP_F_INT, F (nics_per_gpu), 0, 0, 0, NULL, 1, 8},
@@ -184,12 +190,13 @@ struct cons_in {
 
 #define F(f) offsetof (struct cons_in, c.f)
 static const struct gp_field cons_fields[] = {
-    {"budget", GP_F_QUANTITY, F (budget_usd), 0, 0, GP_Q_MONEY, NULL, 0, 0},
-    {"power", GP_F_QUANTITY, F (power_w), 0, 0, GP_Q_POWER, NULL, 0, 0},
+    {"budget", GP_F_QUANTITY, F (budget_usd), 0, 0, GP_Q_MONEY, NULL, 1,
+     1e13},
+    {"power", GP_F_QUANTITY, F (power_w), 0, 0, GP_Q_POWER, NULL, 1, 1e10},
     {"rack_power_air", GP_F_QUANTITY, F (rack_w_air), 0, 0, GP_Q_POWER, NULL,
-     0, 0},
+     100, 1e6},
     {"rack_power_liquid", GP_F_QUANTITY, F (rack_w_liquid), 0, 0, GP_Q_POWER,
-     NULL, 0, 0},
+     NULL, 100, 1e6},
     {"floor_racks", GP_F_INT, F (floor_racks), 0, 0, 0, NULL, 1, 1000000},
     {"clouds", GP_F_NODE, offsetof (struct cons_in, clouds), 0, 0, 0, NULL,
      0, 0},
@@ -377,6 +384,11 @@ static int load_workload (const struct gp_doc *doc, const json_t *j,
         w->allow_spot = json_is_true (in.allow_spot) ? 1 : -1;
     }
     const json_t *at = json_object_get (j, "name");
+    for (size_t q = 0; q < i; q++)
+        if (strcmp (s->workloads[q].name, w->name) == 0)
+            return gp_doc_errorf (doc, at, err, GP_EPARSE,
+                                  "%s.name: '%s' is used by workloads[%zu]",
+                                  what, w->name, q);
     if (w->kind != GP_WL_RECURRING || !w->trace[0]) {
         if (!w->model[0])
             return gp_doc_errorf (doc, j, err, GP_EPARSE,
@@ -687,13 +699,13 @@ static int load_baseline (const struct gp_doc *doc, const json_t *b,
                               "or a whole number of GPUs");
     double g = v < 1 ? v * (double)e->gpus : v;
     int gpn = gp_plan_node_gpus (e->accel);
-    long long nodes = (long long)ceil (g / gpn - 1e-9);
-    long long bg = nodes * gpn;
     if (g > (double)e->gpus + 1e-9)
         return gp_doc_errorf (doc, b, err, GP_EPARSE,
                               "existing.baseline: %.6g GPUs, more than the "
                               "%lld owned",
                               g, e->gpus);
+    long long nodes = (long long)ceil (g / gpn - 1e-9);
+    long long bg = nodes * gpn;
     if (bg > e->gpus)
         bg = e->gpus;
     e->baseline = v;

@@ -217,6 +217,23 @@ static json_t *scalar_value (const yaml_event_t *ev)
     return json_string (s);
 }
 
+/* A plain scalar that reads as a number too large for a double (1e999):
+ * jansson cannot hold it, and it is no string either.
+ */
+static int number_overflows (const yaml_event_t *ev)
+{
+    const char *s = (const char *)ev->data.scalar.value;
+    const char *tag = (const char *)ev->data.scalar.tag;
+    if ((tag && strcmp (tag, YAML_STR_TAG) == 0)
+        || ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return 0;
+    if (!is_int (s) && !is_float (s))
+        return 0;
+    return !isfinite (strtod (s, NULL));
+}
+
+static const char *shorten (const char *text, char *buf, size_t size);
+
 /* Attach 'v' (owned) to the current container, or make it the root. */
 static int attach (struct builder *b, json_t *v, int line, int col)
 {
@@ -311,6 +328,20 @@ static int on_event (struct builder *b, const yaml_event_t *ev)
                 return gp_errprintf (b->err, GP_ENOMEM, "out of memory");
             return 0;
         }
+        if (number_overflows (ev)) {
+            char shown[64], where[48] = "";
+            if (f && json_is_object (f->node) && f->key)
+                snprintf (where, sizeof where, "field '%.40s': ", f->key);
+            else if (f && json_is_array (f->node))
+                snprintf (where, sizeof where, "item %zu: ",
+                          json_array_size (f->node));
+            return gp_errprintf (b->err, GP_ERANGE,
+                                 "%s:%d:%d: %s%s is beyond the largest "
+                                 "number (about 1.8e308)",
+                                 d->name, line, col, where,
+                                 shorten ((const char *)ev->data.scalar.value,
+                                          shown, sizeof shown));
+        }
         return attach (b, scalar_value (ev), line, col);
     }
     case YAML_SEQUENCE_START_EVENT:
@@ -338,6 +369,27 @@ static int on_event (struct builder *b, const yaml_event_t *ev)
     default:
         return 0;
     }
+}
+
+/* libyaml's reader (bad UTF-8, control characters) reports a byte offset
+ * and leaves the mark at the start: the line and column (in characters:
+ * UTF-8 continuation bytes do not count) of that offset in 'text'.
+ */
+static void reader_mark (const char *text, size_t len, size_t offset,
+                         yaml_mark_t *m)
+{
+    size_t line = 0, col = 0;
+    for (size_t i = 0; i < offset && i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n') {
+            line++;
+            col = 0;
+        } else if ((c & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    m->line = line;
+    m->column = col;
 }
 
 void gp_doc_destroy (struct gp_doc *d)
@@ -381,6 +433,8 @@ struct gp_doc *gp_doc_parse (const char *text,
     for (;;) {
         yaml_event_t ev;
         if (!yaml_parser_parse (&p, &ev)) {
+            if (p.error == YAML_READER_ERROR)
+                reader_mark (text, len, p.problem_offset, &p.problem_mark);
             rc = gp_errprintf (err, GP_EPARSE, "%s:%zu:%zu: %s%s%s", d->name,
                                p.problem_mark.line + 1,
                                p.problem_mark.column + 1,
@@ -573,15 +627,76 @@ static const char *type_name (const json_t *v)
     return "?";
 }
 
+/* A value as the user wrote it, shortened when very long: the first 20
+ * characters, "...", and the length ("1234...(230 characters)").
+ */
+static const char *shorten (const char *text, char *buf, size_t size)
+{
+    size_t n = strlen (text);
+    if (n <= 32)
+        snprintf (buf, size, "%s", text);
+    else
+        snprintf (buf, size, "%.20s...(%zu characters)", text, n);
+    return buf;
+}
+
+/* The unit after a range whose bounds are plain numbers: none (a
+ * quantity's bounds are formatted with their unit, gp_format_quantity).
+ */
+static const char *unit_of (const struct gp_field *f)
+{
+    if (f->type != GP_F_QUANTITY || f->quantity != GP_Q_COUNT)
+        return "";
+    switch (f->quantity) {
+    case GP_Q_BYTES:
+        return " bytes";
+    case GP_Q_BANDWIDTH:
+        return " bytes/s";
+    case GP_Q_FLOPS:
+        return " FLOP/s";
+    case GP_Q_COUNT:
+        return "";
+    case GP_Q_DURATION:
+        return " s";
+    case GP_Q_POWER:
+        return " W";
+    case GP_Q_MONEY:
+        return " USD";
+    case GP_Q_MONEY_RATE:
+        return " USD/h";
+    }
+    return "";
+}
+
+/* The documented range [min, max] of a numeric field (docs/formats/),
+ * checked when min < max: "FILE:LINE:COL: field 'what.key': VALUE outside
+ * [min, max] UNIT", the value as written (shortened when long).
+ */
 static int check_range (const struct gp_doc *d, const json_t *obj,
                         const struct gp_field *f, const json_t *v,
                         const char *what, double x, gp_error_t *err)
 {
-    if (f->min < f->max && (x < f->min || x > f->max))
-        return val_errorf (d, obj, f->key, v, err, GP_ERANGE,
-                           "%s.%s: %g is out of range [%g, %g]", what, f->key,
-                           x, f->min, f->max);
-    return 0;
+    if (!(f->min < f->max) || (x >= f->min && x <= f->max))
+        return 0;
+    char text[64], shown[64];
+    if (json_is_string (v))
+        shorten (json_string_value (v), shown, sizeof shown);
+    else {
+        snprintf (text, sizeof text, "%.10g", x);
+        snprintf (shown, sizeof shown, "%s", text);
+    }
+    char lo[32], hi[32];
+    if (f->type == GP_F_QUANTITY && f->quantity != GP_Q_COUNT) {
+        gp_format_quantity (f->min, f->quantity, 0, lo, sizeof lo);
+        gp_format_quantity (f->max, f->quantity, 0, hi, sizeof hi);
+    } else {
+        snprintf (lo, sizeof lo, "%.10g", f->min);
+        snprintf (hi, sizeof hi, "%.10g", f->max);
+    }
+    return val_errorf (d, obj, f->key, v, err, GP_ERANGE,
+                       "field '%s.%s': %s outside [%s, %s]%s", what, f->key,
+                       shown, lo, hi,
+                       f->quantity == GP_Q_COUNT ? "" : unit_of (f));
 }
 
 static int unpack_one (const struct gp_doc *d, const json_t *obj,
@@ -616,12 +731,13 @@ static int unpack_one (const struct gp_doc *d, const json_t *obj,
             return val_errorf (d, obj, f->key, v, err, GP_EPARSE,
                                "%s.%s: expected an integer, found %s", what,
                                f->key, type_name (v));
-        if (fabs (x) > 2e9)
-            return val_errorf (d, obj, f->key, v, err, GP_ERANGE,
-                               "%s.%s: %g is too large", what, f->key, x);
         int rc = check_range (d, obj, f, v, what, x, err);
         if (rc)
             return rc;
+        if (fabs (x) > 2e9)
+            return val_errorf (d, obj, f->key, v, err, GP_ERANGE,
+                               "field '%s.%s': %.10g outside [-2e9, 2e9]",
+                               what, f->key, x);
         int i = (int)x;
         memcpy (dst, &i, sizeof i);
         return 0;
