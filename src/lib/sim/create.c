@@ -284,6 +284,8 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
                       "simulation: negative or unknown configuration value");
         return NULL;
     }
+    if (gp__config_check (cfg, err))
+        return NULL;
     if (js->n_jobs > (size_t)INT32_MAX) {
         gp_errprintf (err, GP_ERANGE, "simulation: too many jobs");
         return NULL;
@@ -294,6 +296,7 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
         return NULL;
     }
     s->cfg = *cfg;
+    s->series_iv = cfg->sample_interval_s;
     if (s->cfg.backfill_depth == 0)
         s->cfg.backfill_depth = 256;
     if (s->cfg.long_job_s == 0)

@@ -28,40 +28,6 @@ static double unif (struct gp_sim *s)
 
 /* ---------------------------- bookkeeping ------------------------------- */
 
-static void series_add (struct gp_sim *s, double t0, double t1)
-{
-    double iv = s->cfg.sample_interval_s;
-    double frag = s->n_pending ? gp__fragmented (s) : 0;
-    while (t0 < t1) {
-        size_t b = (size_t)floor (t0 / iv);
-        while (s->n_series <= b) {
-            if (s->n_series == s->cap_series) {
-                size_t nc = s->cap_series ? s->cap_series * 2 : 256;
-                struct gp_sim_sample *a =
-                    realloc (s->series, nc * sizeof *a);
-                if (!a)
-                    return; /* series is best effort; metrics unaffected */
-                s->series = a;
-                s->cap_series = nc;
-            }
-            struct gp_sim_sample *x = &s->series[s->n_series];
-            memset (x, 0, sizeof *x);
-            x->t_s = (double)s->n_series * iv;
-            s->n_series++;
-        }
-        double end = ((double)b + 1) * iv;
-        if (end > t1)
-            end = t1;
-        double w = (end - t0) / iv;
-        struct gp_sim_sample *x = &s->series[b];
-        x->alloc_gpus += (double)s->alloc_u / GP_MICRO * w;
-        x->queue_len += (double)s->n_pending * w;
-        x->running += (double)s->n_running * w;
-        x->frag_gpus += frag * w;
-        t0 = end;
-    }
-}
-
 /* Integrate the piecewise-constant state over [t_last, t). */
 static void advance (struct gp_sim *s, double t)
 {
@@ -78,7 +44,7 @@ static void advance (struct gp_sim *s, double t)
         s->teams[i].gpu_s += s->teams[i].used * dt;
     }
     if (s->cfg.sample_interval_s > 0)
-        series_add (s, s->t_last, t);
+        gp__series_add (s, s->t_last, t);
     s->t_last = t;
 }
 
@@ -324,6 +290,12 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
     ps.tried = malloc (ps.tcap * sizeof *ps.tried);
     if (!ps.tried)
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    int prc = gp__progress_check (s, err);
+    if (prc) {
+        free (ps.tried);
+        return prc;
+    }
+    size_t cap = gp__event_cap (s);
     int rc = 0;
     if (s->n)
         s->t_last = s->jobs[s->order[0]].submit;
@@ -344,18 +316,26 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
         while (!rc && s->n_ev && s->ev[0].t <= t) {
             struct event e = gp__ev_pop (s);
             s->n_events++;
+            s->ev_by_kind[e.kind]++;
             rc = on_event (s, &e);
         }
         while (s->cursor < s->n
                && s->jobs[s->order[s->cursor]].submit <= t) {
             uint32_t j = s->order[s->cursor++];
             s->n_events++;
+            s->ev_by_kind[4]++;
             if (s->jobs[j].state == S_UNFIT)
                 continue;
             push_pending (s, j);
         }
         if (!rc)
             rc = gp__schedule (s, &ps);
+        if (!rc && s->n_events > cap) {
+            free (ps.tried);
+            free (ps.vbuf);
+            free (ps.w.a);
+            return gp__event_cap_error (s, err);
+        }
         if (s->cfg.progress && (++tick & 0xffff) == 0)
             s->cfg.progress ((double)s->cursor / (double)s->n,
                              s->cfg.progress_arg);

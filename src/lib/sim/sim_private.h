@@ -179,6 +179,8 @@ struct gp_sim {
     uint64_t rng;
     struct gp_sim_sample *series;
     size_t n_series, cap_series;
+    double series_iv;      /* bucket width now (coarsened, guard.c) */
+    size_t ev_by_kind[5];  /* events by enum ev_kind, then arrivals */
     struct gp_sim_metrics m;
     int ran;
 };
@@ -261,6 +263,13 @@ double gp__slowdown (const struct gp_sim *s, uint32_t j);
 
 /* fill.c, fill_read.c: most GPUs of one node in a fill experiment */
 #define GP_FILL_MAX_GPN 16
+
+/* guard.c: range checks, progress check, event cap, bounded series */
+int gp__config_check (const struct gp_sim_config *cfg, gp_error_t *err);
+int gp__progress_check (const struct gp_sim *s, gp_error_t *err);
+size_t gp__event_cap (const struct gp_sim *s);
+int gp__event_cap_error (const struct gp_sim *s, gp_error_t *err);
+void gp__series_add (struct gp_sim *s, double t0, double t1);
 
 /* metrics.c */
 int gp__metrics_finish (struct gp_sim *s, gp_error_t *err);
