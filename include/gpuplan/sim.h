@@ -71,6 +71,11 @@ struct gp_sim_config {
      * GP_SIM_EVENTS_PER_JOB x jobs.
      */
     size_t max_events;
+    /* 1 = schedule with the plain scans, without the pending-set indexes
+     * and shortcuts (the reference the indexed scans are tested against;
+     * same schedule, slower under deep queues).
+     */
+    int plain_scan;
 };
 
 /* Default event cap (docs/model/simulator.md, "Progress guarantee"). */

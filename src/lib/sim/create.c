@@ -364,6 +364,8 @@ void gp_sim_destroy (struct gp_sim *s)
     free (s->team_pool_u);
     gp__cluster_free (s);
     free (s->pend.a);
+    gp__pidx_free (s);
+    gp__ptreap_free (s);
     free (s->vict.a);
     free (s->ends.a);
     free (s->ppos);

@@ -53,6 +53,24 @@ static int size_slot (const struct gp_sim *s, int32_t n)
     return n <= s->max_gpn ? n : s->max_gpn + 1;
 }
 
+void gp__pend_push (struct gp_sim *s, uint32_t j, double k0, double k1)
+{
+    gp__jheap_push (&s->pend, j, k0, k1);
+    if (s->pidx.on)
+        gp__pidx_set (s, j, 1);
+    if (s->ptreap.on)
+        gp__ptreap_insert (s, j, k0, k1);
+}
+
+void gp__pend_remove (struct gp_sim *s, uint32_t j)
+{
+    if (s->ptreap.on && s->pend.pos[j] >= 0)
+        gp__ptreap_remove (s, j);
+    gp__jheap_remove (&s->pend, j);
+    if (s->pidx.on)
+        gp__pidx_set (s, j, 0);
+}
+
 static void push_pending (struct gp_sim *s, uint32_t j)
 {
     struct sjob *jb = &s->jobs[j];
@@ -63,7 +81,7 @@ static void push_pending (struct gp_sim *s, uint32_t j)
     if (s->ops->flags & GP_POLICY_TEAMS)
         gp__jheap_push (&s->teams[jb->team].q, j, k[0], k[1]);
     else
-        gp__jheap_push (&s->pend, j, k[0], k[1]);
+        gp__pend_push (s, j, k[0], k[1]);
     s->n_pending++;
     s->pend_size[size_slot (s, jb->n)]++;
 }
@@ -277,6 +295,32 @@ static int on_event (struct gp_sim *s, const struct event *e)
     return 0;
 }
 
+/* The rank index serves backfill under fixed keys on whole GPUs. */
+static int use_index (const struct gp_sim *s)
+{
+    unsigned fl = s->ops->flags;
+    if (s->cfg.plain_scan || !(fl & GP_POLICY_STATIC_KEY)
+        || !(fl & GP_POLICY_BACKFILL) || (fl & GP_POLICY_TEAMS))
+        return 0;
+    for (size_t p = 0; p < s->n_pools; p++)
+        if (s->pools[p].cap_u > 0)
+            return 0;
+    return 1;
+}
+
+/* The ordered tree serves the passes of GP_POLICY_ORDERED policies. */
+static int use_tree (const struct gp_sim *s)
+{
+    unsigned fl = s->ops->flags;
+    if (s->cfg.plain_scan || !(fl & GP_POLICY_ORDERED)
+        || !(fl & GP_POLICY_MONOTONE) || (fl & GP_POLICY_TEAMS))
+        return 0;
+    for (size_t p = 0; p < s->n_pools; p++)
+        if (s->pools[p].cap_u > 0)
+            return 0;
+    return 1;
+}
+
 int gp_sim_run (struct gp_sim *s, gp_error_t *err)
 {
     if (!s)
@@ -297,6 +341,11 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
     }
     size_t cap = gp__event_cap (s);
     int rc = 0;
+    if ((use_index (s) && gp__pidx_init (s))
+        || (use_tree (s) && gp__ptreap_init (s))) {
+        free (ps.tried);
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    }
     if (s->n)
         s->t_last = s->jobs[s->order[0]].submit;
     if (s->cfg.node_mtbf_s > 0 && s->n)

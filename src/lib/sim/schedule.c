@@ -7,6 +7,42 @@
 
 #include "sim_private.h"
 
+/* The same scan with the rank index (pindex.c): pending jobs that cannot
+ * start are skipped without being popped; they would have been pushed
+ * back unchanged.  Whole-GPU pools only; a head bound to one of several
+ * pools takes the plain scan (its 'shares' rule is not indexed).
+ */
+static int backfill_indexed (struct gp_sim *s, long long extra,
+                             double shadow)
+{
+    uint32_t last = gp__pidx_nth (s, (size_t)s->cfg.backfill_depth);
+    struct pidx_query q;
+    memset (&q, 0, sizeof q);
+    q.after = NONE;
+    q.last = last == NONE ? SIZE_MAX : last;
+    q.shadow = shadow;
+    while (s->free_gpus > 0 || s->n_partial > 0) {
+        q.free = s->free_gpus;
+        q.extra = extra;
+        uint32_t r = gp__pidx_next (s, &q);
+        if (r == NONE)
+            break;
+        q.after = r;
+        uint32_t c = s->pidx.job_at[r];
+        struct sjob *cj = &s->jobs[c];
+        double est = cj->remaining + (cj->ran ? s->cfg.restart_cost_s : 0);
+        int before = s->now + est <= shadow;
+        if ((before || cj->n <= extra) && gp__place (s, c)) {
+            if (!before)
+                extra -= cj->n;
+            gp__pend_remove (s, c);
+            if (gp__start_job (s, c))
+                return GP_ENOMEM;
+        }
+    }
+    return 0;
+}
+
 static int backfill (struct gp_sim *s, uint32_t h, struct walk *w,
                      uint32_t **tried, size_t *nt, size_t *tcap)
 {
@@ -28,12 +64,14 @@ static int backfill (struct gp_sim *s, uint32_t h, struct walk *w,
     long long extra = freeh + acc - hj->n;
     if (shadow == INFINITY)
         extra = freeh;
+    if (s->pidx.on && (hj->pool_req < 0 || s->n_pools == 1))
+        return backfill_indexed (s, extra, shadow);
     int depth = s->cfg.backfill_depth;
     while (depth-- > 0 && (s->free_gpus > 0 || s->n_partial > 0)) {
         if (s->pend.n == 0)
             break;
         uint32_t c = s->pend.a[0].j;
-        gp__jheap_remove (&s->pend, c);
+        gp__pend_remove (s, c);
         struct sjob *cj = &s->jobs[c];
         double est = cj->remaining + (cj->ran ? s->cfg.restart_cost_s : 0);
         int before = s->now + est <= shadow;
@@ -93,7 +131,7 @@ static uint32_t pick (struct gp_sim *s)
         if (s->pend.n == 0)
             return NONE;
         uint32_t j = s->pend.a[0].j;
-        gp__jheap_remove (&s->pend, j);
+        gp__pend_remove (s, j);
         return j;
     }
     int best = -1;
@@ -113,6 +151,48 @@ static uint32_t pick (struct gp_sim *s)
     uint32_t j = s->teams[best].q.a[0].j;
     gp__jheap_remove (&s->teams[best].q, j);
     return j;
+}
+
+/* Under GP_POLICY_ORDERED, once a waiting job 'j' may not preempt the
+ * first victim no later job may preempt at all: they can only start on
+ * free GPUs.
+ */
+static int ordered_point (const struct gp_sim *s, uint32_t j)
+{
+    unsigned fl = s->ops->flags;
+    if (s->cfg.plain_scan || !(fl & GP_POLICY_ORDERED)
+        || !(fl & GP_POLICY_MONOTONE))
+        return 0;
+    return s->vict.n == 0
+           || !s->ops->may_preempt (SCHED (s), j, s->vict.a[0].j);
+}
+
+/* The rest of a pass past the ordered point, with the ordered tree: the
+ * next waiting job that fits the free GPUs is found in O(log n); the jobs
+ * skipped are counted as examined (they would have failed), so the pass
+ * stops where the plain scan would, after 'backfill_depth' failures.
+ * Jobs that fail stay queued (the plain scan pops and pushes them back).
+ */
+static int fit_only (struct gp_sim *s, struct pass *ps, int examined)
+{
+    size_t depth = (size_t)s->cfg.backfill_depth;
+    uint32_t after = NONE;
+    for (;;) {
+        uint32_t c = gp__ptreap_next_fit (s, after, s->free_gpus);
+        if (c == NONE)
+            return 0;
+        size_t before = gp__ptreap_count_before (s, c);
+        if ((size_t)examined + before >= depth)
+            return 0;
+        after = c;
+        if (admit_place (s, c, ps)) {
+            gp__pend_remove (s, c);
+            int rc = gp__start_job (s, c);
+            if (rc)
+                return rc;
+        } else if ((size_t)examined + before + 1 >= depth)
+            return 0;
+    }
 }
 
 int gp__schedule (struct gp_sim *s, struct pass *ps)
@@ -159,6 +239,14 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
             break;
         if (++examined >= s->cfg.backfill_depth)
             break;
+        if (ordered_point (s, j)) {
+            if (s->ptreap.on) {
+                rc = fit_only (s, ps, examined);
+                break;
+            }
+            if (s->free_gpus == 0 && s->n_partial == 0)
+                break;
+        }
         if (s->free_gpus == 0 && s->n_partial == 0
             && !(fl & GP_POLICY_PREEMPT))
             break;
@@ -171,7 +259,7 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
         if (fl & GP_POLICY_TEAMS)
             gp__jheap_push (&s->teams[s->jobs[j].team].q, j, k[0], k[1]);
         else
-            gp__jheap_push (&s->pend, j, k[0], k[1]);
+            gp__pend_push (s, j, k[0], k[1]);
     }
     return rc;
 }

@@ -132,6 +132,32 @@ struct steam {
     int blocked;           /* scratch during one pass */
 };
 
+/* pindex.c: the pending set by rank, for backfill scans */
+#define GP_PIDX_NCLS 5
+struct pnode {
+    int32_t cnt;               /* pending jobs below */
+    int32_t min_n;             /* smallest GPU count */
+    float est[GP_PIDX_NCLS];   /* smallest run estimate per GPU class */
+};
+
+struct pidx {
+    int on;                    /* built (policy with fixed keys) */
+    uint32_t *rank_of;         /* job -> rank, NONE for unfit jobs */
+    uint32_t *job_at;          /* rank -> job */
+    uint8_t *in;               /* rank is pending */
+    size_t nrank, size;        /* ranks; leaves of the tree (buckets) */
+    struct pnode *t;           /* 2 x size nodes, root at 1 */
+};
+
+/* ptreap.c: the pending set as an ordered tree (LAS, SRTF) */
+struct ptreap {
+    int on;
+    uint32_t root;
+    double *k0, *k1;           /* per job: key while pending */
+    uint32_t *l, *r, *cnt;     /* per job: children, subtree size */
+    int32_t *mn;               /* per job: smallest GPU count below */
+};
+
 struct gp_sim {
     struct gp_sim_config cfg;
     const struct gp_policy_ops *ops;
@@ -164,6 +190,8 @@ struct gp_sim {
     struct jheap pend, vict, ends;
     size_t n_pending, n_running;
     int64_t *pend_size;    /* pending jobs by GPU count (<= max_gpn+1) */
+    struct pidx pidx;      /* rank index of 'pend' (pindex.c) */
+    struct ptreap ptreap;  /* ordered tree of 'pend' (ptreap.c) */
 
     /* teams */
     struct steam *teams;
@@ -263,6 +291,39 @@ double gp__slowdown (const struct gp_sim *s, uint32_t j);
 
 /* fill.c, fill_read.c: most GPUs of one node in a fill experiment */
 #define GP_FILL_MAX_GPN 16
+
+/* pindex.c */
+struct pidx_query {
+    uint32_t after;            /* rank to start after (NONE = from 0) */
+    size_t last;               /* last rank to consider */
+    long long free, extra;     /* free GPUs, GPUs the head leaves */
+    double shadow;             /* the head's reservation */
+    double slack_s;            /* set by gp__pidx_next */
+};
+int gp__pidx_init (struct gp_sim *s);
+void gp__pidx_free (struct gp_sim *s);
+/* Mark job 'j' pending (in = 1) or not in the index. */
+void gp__pidx_set (struct gp_sim *s, uint32_t j, int in);
+/* Rank of the k-th pending job (1-based), or NONE. */
+uint32_t gp__pidx_nth (const struct gp_sim *s, size_t k);
+/* First pending rank in (after, last] that fits 'free' GPUs and fits
+ * 'extra' or ends by 'shadow'; NONE when there is none.
+ */
+uint32_t gp__pidx_next (const struct gp_sim *s, struct pidx_query *q);
+int gp__ptreap_init (struct gp_sim *s);
+void gp__ptreap_free (struct gp_sim *s);
+void gp__ptreap_insert (struct gp_sim *s, uint32_t j, double k0, double k1);
+void gp__ptreap_remove (struct gp_sim *s, uint32_t j);
+/* Pending jobs before 'j' in key order ('j' need not be pending). */
+size_t gp__ptreap_count_before (const struct gp_sim *s, uint32_t j);
+/* First pending job after 'after' (NONE = from the start) in key order
+ * with at most 'free' GPUs, or NONE.
+ */
+uint32_t gp__ptreap_next_fit (const struct gp_sim *s, uint32_t after,
+                              long long free);
+/* Pending heap with its index kept in step (engine.c). */
+void gp__pend_push (struct gp_sim *s, uint32_t j, double k0, double k1);
+void gp__pend_remove (struct gp_sim *s, uint32_t j);
 
 /* guard.c: range checks, progress check, event cap, bounded series */
 int gp__config_check (const struct gp_sim_config *cfg, gp_error_t *err);
