@@ -12,13 +12,15 @@
  * back unchanged.  Whole-GPU pools only; a head bound to one of several
  * pools takes the plain scan (its 'shares' rule is not indexed).
  */
-static int backfill_indexed (struct gp_sim *s, long long extra,
-                             double shadow)
+static int backfill_indexed (struct gp_sim *s, uint32_t h, int queued,
+                             long long extra, double shadow)
 {
-    uint32_t last = gp__pidx_nth (s, (size_t)s->cfg.backfill_depth);
+    /* a head still queued is the first pending job: skip it */
+    uint32_t last =
+        gp__pidx_nth (s, (size_t)s->cfg.backfill_depth + (queued ? 1 : 0));
     struct pidx_query q;
     memset (&q, 0, sizeof q);
-    q.after = NONE;
+    q.after = queued ? s->pidx.rank_of[h] : NONE;
     q.last = last == NONE ? SIZE_MAX : last;
     q.shadow = shadow;
     while (s->free_gpus > 0 || s->n_partial > 0) {
@@ -43,7 +45,22 @@ static int backfill_indexed (struct gp_sim *s, long long extra,
     return 0;
 }
 
-static int backfill (struct gp_sim *s, uint32_t h, struct walk *w,
+static int add_tried (uint32_t **tried, size_t *nt, size_t *tcap, uint32_t j)
+{
+    if (*nt == *tcap) {
+        size_t ncap = *tcap * 2;
+        uint32_t *a = realloc (*tried, ncap * sizeof *a);
+        if (!a)
+            return GP_ENOMEM;
+        *tried = a;
+        *tcap = ncap;
+    }
+    (*tried)[(*nt)++] = j;
+    return 0;
+}
+
+/* 'queued': the head was only peeked at and is still in the queue. */
+static int backfill (struct gp_sim *s, uint32_t h, int queued, struct walk *w,
                      uint32_t **tried, size_t *nt, size_t *tcap)
 {
     const struct sjob *hj = &s->jobs[h];
@@ -65,7 +82,12 @@ static int backfill (struct gp_sim *s, uint32_t h, struct walk *w,
     if (shadow == INFINITY)
         extra = freeh;
     if (s->pidx.on && (hj->pool_req < 0 || s->n_pools == 1))
-        return backfill_indexed (s, extra, shadow);
+        return backfill_indexed (s, h, queued, extra, shadow);
+    if (queued) {
+        gp__pend_remove (s, h);
+        if (add_tried (tried, nt, tcap, h))
+            return GP_ENOMEM;
+    }
     int depth = s->cfg.backfill_depth;
     while (depth-- > 0 && (s->free_gpus > 0 || s->n_partial > 0)) {
         if (s->pend.n == 0)
@@ -84,15 +106,8 @@ static int backfill (struct gp_sim *s, uint32_t h, struct walk *w,
                 return GP_ENOMEM;
             continue;
         }
-        if (*nt == *tcap) {
-            size_t ncap = *tcap * 2;
-            uint32_t *a = realloc (*tried, ncap * sizeof *a);
-            if (!a)
-                return GP_ENOMEM;
-            *tried = a;
-            *tcap = ncap;
-        }
-        (*tried)[(*nt)++] = c;
+        if (add_tried (tried, nt, tcap, c))
+            return GP_ENOMEM;
     }
     return 0;
 }
@@ -125,13 +140,37 @@ static int admit_place (struct gp_sim *s, uint32_t j, struct pass *ps)
     return 0;
 }
 
-static uint32_t pick (struct gp_sim *s)
+/* Whether a pass may try the head in place instead of popping it: when a
+ * failed head ends the pass (strict) or blocks its team, leaving it queued
+ * is the same as popping it and pushing it back.
+ */
+static int peeking (const struct gp_sim *s)
+{
+    unsigned fl = s->ops->flags;
+    if (s->cfg.plain_scan)
+        return 0;
+    if (fl & GP_POLICY_TEAMS)
+        return 1;
+    return (fl & GP_POLICY_STRICT)
+           && (!(fl & GP_POLICY_BACKFILL) || s->pidx.on);
+}
+
+static void unqueue (struct gp_sim *s, uint32_t j)
+{
+    if (s->ops->flags & GP_POLICY_TEAMS)
+        gp__jheap_remove (&s->teams[s->jobs[j].team].q, j);
+    else
+        gp__pend_remove (s, j);
+}
+
+static uint32_t pick (struct gp_sim *s, int peek)
 {
     if (!(s->ops->flags & GP_POLICY_TEAMS)) {
         if (s->pend.n == 0)
             return NONE;
         uint32_t j = s->pend.a[0].j;
-        gp__pend_remove (s, j);
+        if (!peek)
+            gp__pend_remove (s, j);
         return j;
     }
     int best = -1;
@@ -149,7 +188,8 @@ static uint32_t pick (struct gp_sim *s)
     if (best < 0)
         return NONE;
     uint32_t j = s->teams[best].q.a[0].j;
-    gp__jheap_remove (&s->teams[best].q, j);
+    if (!peek)
+        gp__jheap_remove (&s->teams[best].q, j);
     return j;
 }
 
@@ -207,32 +247,27 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
     int rc = 0;
     for (size_t t = 0; t < s->n_teams; t++)
         s->teams[t].blocked = 0;
+    int peek = peeking (s);
     for (;;) {
-        uint32_t j = pick (s);
+        uint32_t j = pick (s, peek);
         if (j == NONE)
             break;
         struct sjob *jb = &s->jobs[j];
         int ok = admit_place (s, j, ps);
         if (ok) {
+            if (peek)
+                unqueue (s, j);
             if ((rc = gp__start_job (s, j)))
                 break;
             continue;
         }
-        if (ps->nt == ps->tcap) {
-            size_t nc = ps->tcap * 2;
-            uint32_t *a = realloc (ps->tried, nc * sizeof *a);
-            if (!a) {
-                rc = GP_ENOMEM;
-                break;
-            }
-            ps->tried = a;
-            ps->tcap = nc;
-        }
-        ps->tried[ps->nt++] = j;
+        if (!peek && (rc = add_tried (&ps->tried, &ps->nt, &ps->tcap, j)))
+            break;
         if (fl & GP_POLICY_TEAMS)
             s->teams[jb->team].blocked = 1;
         if (fl & GP_POLICY_BACKFILL) {
-            rc = backfill (s, j, &ps->w, &ps->tried, &ps->nt, &ps->tcap);
+            rc = backfill (s, j, peek, &ps->w, &ps->tried, &ps->nt,
+                           &ps->tcap);
             break;
         }
         if (fl & GP_POLICY_STRICT)
