@@ -1,6 +1,6 @@
 /* bench_sim.c - speed of the cluster simulator, on one core.
  *
- *   bench_sim [PHILLY.csv]
+ *   bench_sim [PHILLY.csv|- [N_JOBS [NODES]]]
  *
  * 1. Replay of the Philly-derived job list (82,247 jobs) on 2,000 GPUs
  *    (250 nodes x 8) with FIFO + EASY backfill.  The list is read from the
@@ -209,7 +209,10 @@ int main (int argc, char **argv)
     gp_error_t err = {0};
     struct gp_jobset *ph = NULL;
     double t0 = now ();
-    if (argc > 1)
+    int skip = argc > 1 && strcmp (argv[1], "-") == 0; /* synthetic only */
+    if (skip)
+        ;
+    else if (argc > 1)
         ph = gp_trace_read (argv[1], NULL, &err);
     else {
         struct gp_jobset *slice =
@@ -231,28 +234,40 @@ int main (int argc, char **argv)
             gp_jobset_destroy (slice);
         }
     }
-    if (!ph) {
+    if (!ph && !skip) {
         fprintf (stderr, "bench_sim: %s (run from the repository root or "
                          "give the path of philly.csv)\n",
                  err.text);
         return 3;
     }
-    printf ("philly.read_time: %.3f s\n", now () - t0);
-    cluster (250);
-    sim ("philly_2000gpu", ph, &gp_policy_fifo_backfill, 0);
-    deep_queues (ph);
-    gp_jobset_destroy (ph);
+    if (!skip) {
+        printf ("philly.read_time: %.3f s\n", now () - t0);
+        cluster (250);
+        sim ("philly_2000gpu", ph, &gp_policy_fifo_backfill, 0);
+        deep_queues (ph);
+        gp_jobset_destroy (ph);
+    }
 
-    cluster (1250);
+    /* the loaded replay: N jobs (default 1M) on NODES x 8 GPUs (default
+     * 125 nodes, 1,000 GPUs: a 170-day submit span, so that the drain
+     * after the last arrival -- up to the 7-day longest job -- leaves
+     * utilization above 90 %)
+     */
+    size_t nbig = argc > 2 ? strtoul (argv[2], NULL, 10) : 1000000;
+    int nodes = argc > 3 ? atoi (argv[3]) : 125;
+    cluster (nodes);
     t0 = now ();
-    struct gp_jobset *big = synth (1000000, 10000);
+    struct gp_jobset *big = synth (nbig, nodes * 8.0);
     printf ("synthetic.generate_time: %.3f s\n", now () - t0);
+    char label[64];
+    snprintf (label, sizeof label, "synthetic_%zuk_%dgpu", nbig / 1000,
+              nodes * 8);
     for (size_t k = 0; gp_policies[k]; k++)
-        sim ("synthetic_1m_10kgpu", big, gp_policies[k], 0);
+        sim (label, big, gp_policies[k], 0);
     gp_jobset_destroy (big);
 
-    for (size_t n = 125000; n <= 1000000; n *= 2) {
-        struct gp_jobset *js = synth (n, 10000);
+    for (size_t n = nbig / 8; n <= nbig && n > 0; n *= 2) {
+        struct gp_jobset *js = synth (n, nodes * 8.0);
         double dt = sim ("growth", js, &gp_policy_fifo_backfill, 1);
         printf ("growth.%zu_jobs.time: %.3f s\n", n, dt);
         printf ("growth.%zu_jobs.us_per_job: %.3f us\n", n, dt / n * 1e6);

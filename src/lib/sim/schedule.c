@@ -112,6 +112,45 @@ static int backfill (struct gp_sim *s, uint32_t h, int queued, struct walk *w,
     return 0;
 }
 
+/* Under GP_POLICY_ORDERED (with MONOTONE) the victims a waiting job may
+ * preempt are a prefix of the victim order, and a job later in the queue
+ * has a shorter prefix.  So once the victim scan of a job of n GPUs that
+ * fits one node has failed, the scan of a later job asking at least n
+ * GPUs of the same pools fails too, until a job starts (which changes
+ * the running set): it is skipped.
+ */
+static int single_node (const struct gp_sim *s, const struct sjob *jb)
+{
+    for (size_t p = 0; p < s->n_pools; p++)
+        if ((jb->pool_req < 0 || jb->pool_req == (int32_t)p)
+            && jb->n > s->pools[p].gpn)
+            return 0;
+    return 1;
+}
+
+static int scan_would_fail (const struct gp_sim *s, const struct pass *ps,
+                            uint32_t j)
+{
+    const struct sjob *jb = &s->jobs[j];
+    return !s->cfg.plain_scan && (s->ops->flags & GP_POLICY_ORDERED)
+           && (s->ops->flags & GP_POLICY_MONOTONE) && jb->n >= ps->fail_n
+           && jb->pool_req == ps->fail_pool && single_node (s, jb);
+}
+
+static void note_failed_scan (const struct gp_sim *s, struct pass *ps,
+                              uint32_t j)
+{
+    const struct sjob *jb = &s->jobs[j];
+    if (!(s->ops->flags & GP_POLICY_ORDERED) || !single_node (s, jb))
+        return;
+    if (ps->fail_n == INT32_MAX || jb->pool_req == ps->fail_pool) {
+        if (jb->n < ps->fail_n) {
+            ps->fail_n = jb->n;
+            ps->fail_pool = jb->pool_req;
+        }
+    }
+}
+
 /* Admit and place 'j' now, preempting if the policy allows.  With quota
  * admission, pools are tried in order and the job goes to the first pool
  * its quota admits it to that has room (Kueue's flavor assignment);
@@ -121,10 +160,16 @@ static int admit_place (struct gp_sim *s, uint32_t j, struct pass *ps)
 {
     unsigned fl = s->ops->flags;
     const struct sjob *jb = &s->jobs[j];
-    if (!s->ops->admit)
-        return gp__place (s, j)
-               || ((fl & GP_POLICY_PREEMPT)
-                   && gp__try_preempt (s, j, -1, &ps->w, &ps->vbuf, &ps->vcap));
+    if (!s->ops->admit) {
+        if (gp__place (s, j))
+            return 1;
+        if (!(fl & GP_POLICY_PREEMPT) || scan_would_fail (s, ps, j))
+            return 0;
+        if (gp__try_preempt (s, j, -1, &ps->w, &ps->vbuf, &ps->vcap))
+            return 1;
+        note_failed_scan (s, ps, j);
+        return 0;
+    }
     for (size_t p = 0; p < s->n_pools; p++)
         if ((jb->pool_req < 0 || jb->pool_req == (int32_t)p)
             && s->ops->admit (SCHED (s), j, (int)p)
@@ -175,11 +220,20 @@ static uint32_t pick (struct gp_sim *s, int peek)
     }
     int best = -1;
     double bk = 0;
+    /* Keys change only when jobs start or stop: they are recomputed after
+     * a start (and at the start of a pass), not at every pick.
+     */
+    if (s->team_keys_stale || s->cfg.plain_scan) {
+        for (size_t t = 0; t < s->n_teams; t++)
+            if (!s->teams[t].blocked && s->teams[t].q.n > 0)
+                s->teams[t].key = s->ops->team_key (SCHED (s), (int)t);
+        s->team_keys_stale = 0;
+    }
     for (size_t t = 0; t < s->n_teams; t++) {
         struct steam *tm = &s->teams[t];
         if (tm->blocked || tm->q.n == 0)
             continue;
-        double k = s->ops->team_key (SCHED (s), (int)t);
+        double k = tm->key;
         if (best < 0 || k < bk) {
             best = (int)t;
             bk = k;
@@ -226,6 +280,7 @@ static int fit_only (struct gp_sim *s, struct pass *ps, int examined)
             return 0;
         after = c;
         if (admit_place (s, c, ps)) {
+            ps->fail_n = INT32_MAX;
             gp__pend_remove (s, c);
             int rc = gp__start_job (s, c);
             if (rc)
@@ -247,6 +302,9 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
     int rc = 0;
     for (size_t t = 0; t < s->n_teams; t++)
         s->teams[t].blocked = 0;
+    s->team_keys_stale = 1;
+    ps->fail_n = INT32_MAX;
+    ps->fail_pool = -1;
     int peek = peeking (s);
     for (;;) {
         uint32_t j = pick (s, peek);
@@ -255,6 +313,8 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
         struct sjob *jb = &s->jobs[j];
         int ok = admit_place (s, j, ps);
         if (ok) {
+            s->team_keys_stale = 1;
+            ps->fail_n = INT32_MAX;
             if (peek)
                 unqueue (s, j);
             if ((rc = gp__start_job (s, j)))

@@ -130,6 +130,7 @@ struct steam {
     size_t n_preempted;
     struct jheap q;        /* pending jobs (GP_POLICY_TEAMS) */
     int blocked;           /* scratch during one pass */
+    double key;            /* team_key, cached during one pass */
 };
 
 /* pindex.c: the pending set by rank, for backfill scans */
@@ -196,6 +197,7 @@ struct gp_sim {
     /* teams */
     struct steam *teams;
     size_t n_teams;
+    int team_keys_stale;   /* recompute steam.key before the next pick */
     double *team_pool_d;   /* backing of steam.pq/pborrow/plend */
     int64_t *team_pool_u;  /* backing of steam.pused_u */
 
@@ -256,6 +258,11 @@ struct pass {
     uint32_t *vbuf;
     size_t vcap;
     struct walk w;
+    /* GP_POLICY_ORDERED: smallest GPU count, and its pool request, of a
+     * job whose victim scan failed since the last start (INT32_MAX =
+     * none); schedule.c
+     */
+    int32_t fail_n, fail_pool;
 };
 
 int gp__schedule (struct gp_sim *s, struct pass *ps);
