@@ -22,29 +22,31 @@ static uint32_t prio (uint32_t j)
 
 static int kless (const struct ptreap *t, uint32_t a, uint32_t b)
 {
-    if (t->k0[a] != t->k0[b])
-        return t->k0[a] < t->k0[b];
-    if (t->k1[a] != t->k1[b])
-        return t->k1[a] < t->k1[b];
+    if (t->nd[a].k0 != t->nd[b].k0)
+        return t->nd[a].k0 < t->nd[b].k0;
+    if (t->nd[a].k1 != t->nd[b].k1)
+        return t->nd[a].k1 < t->nd[b].k1;
     return a < b;
 }
 
 static void pull (const struct gp_sim *s, struct ptreap *t, uint32_t x)
 {
-    int32_t m = s->jobs[x].n;
+    (void)s;
+    struct tnode *v = &t->nd[x];
+    int32_t m = v->n;
     uint32_t c = 1;
-    if (t->l[x] != NONE) {
-        c += t->cnt[t->l[x]];
-        if (t->mn[t->l[x]] < m)
-            m = t->mn[t->l[x]];
+    if (v->l != NONE) {
+        c += t->nd[v->l].cnt;
+        if (t->nd[v->l].mn < m)
+            m = t->nd[v->l].mn;
     }
-    if (t->r[x] != NONE) {
-        c += t->cnt[t->r[x]];
-        if (t->mn[t->r[x]] < m)
-            m = t->mn[t->r[x]];
+    if (v->r != NONE) {
+        c += t->nd[v->r].cnt;
+        if (t->nd[v->r].mn < m)
+            m = t->nd[v->r].mn;
     }
-    t->cnt[x] = c;
-    t->mn[x] = m;
+    v->cnt = c;
+    v->mn = m;
 }
 
 /* Split 'x' into keys before 'k' (*a) and the rest (*b); 'k' itself goes
@@ -58,10 +60,10 @@ static void split (const struct gp_sim *s, struct ptreap *t, uint32_t x,
         return;
     }
     if (kless (t, x, k)) {
-        split (s, t, t->r[x], k, &t->r[x], b);
+        split (s, t, t->nd[x].r, k, &t->nd[x].r, b);
         *a = x;
     } else {
-        split (s, t, t->l[x], k, a, &t->l[x]);
+        split (s, t, t->nd[x].l, k, a, &t->nd[x].l);
         *b = x;
     }
     pull (s, t, x);
@@ -75,11 +77,11 @@ static uint32_t merge (const struct gp_sim *s, struct ptreap *t, uint32_t a,
     if (b == NONE)
         return a;
     if (prio (a) > prio (b)) {
-        t->r[a] = merge (s, t, t->r[a], b);
+        t->nd[a].r = merge (s, t, t->nd[a].r, b);
         pull (s, t, a);
         return a;
     }
-    t->l[b] = merge (s, t, a, t->l[b]);
+    t->nd[b].l = merge (s, t, a, t->nd[b].l);
     pull (s, t, b);
     return b;
 }
@@ -88,13 +90,8 @@ int gp__ptreap_init (struct gp_sim *s)
 {
     struct ptreap *t = &s->ptreap;
     size_t n = s->n ? s->n : 1;
-    t->k0 = malloc (n * sizeof *t->k0);
-    t->k1 = malloc (n * sizeof *t->k1);
-    t->l = malloc (n * sizeof *t->l);
-    t->r = malloc (n * sizeof *t->r);
-    t->cnt = malloc (n * sizeof *t->cnt);
-    t->mn = malloc (n * sizeof *t->mn);
-    if (!t->k0 || !t->k1 || !t->l || !t->r || !t->cnt || !t->mn)
+    t->nd = malloc (n * sizeof *t->nd);
+    if (!t->nd)
         return GP_ENOMEM;
     t->root = NONE;
     t->on = 1;
@@ -104,21 +101,17 @@ int gp__ptreap_init (struct gp_sim *s)
 void gp__ptreap_free (struct gp_sim *s)
 {
     struct ptreap *t = &s->ptreap;
-    free (t->k0);
-    free (t->k1);
-    free (t->l);
-    free (t->r);
-    free (t->cnt);
-    free (t->mn);
+    free (t->nd);
     memset (t, 0, sizeof *t);
 }
 
 void gp__ptreap_insert (struct gp_sim *s, uint32_t j, double k0, double k1)
 {
     struct ptreap *t = &s->ptreap;
-    t->k0[j] = k0;
-    t->k1[j] = k1;
-    t->l[j] = t->r[j] = NONE;
+    t->nd[j].k0 = k0;
+    t->nd[j].k1 = k1;
+    t->nd[j].n = s->jobs[j].n;
+    t->nd[j].l = t->nd[j].r = NONE;
     pull (s, t, j);
     uint32_t a, b;
     split (s, t, t->root, j, &a, &b);
@@ -131,11 +124,11 @@ static uint32_t erase (const struct gp_sim *s, struct ptreap *t, uint32_t x,
     if (x == NONE)
         return NONE;
     if (x == j)
-        return merge (s, t, t->l[j], t->r[j]);
+        return merge (s, t, t->nd[j].l, t->nd[j].r);
     if (kless (t, j, x))
-        t->l[x] = erase (s, t, t->l[x], j);
+        t->nd[x].l = erase (s, t, t->nd[x].l, j);
     else
-        t->r[x] = erase (s, t, t->r[x], j);
+        t->nd[x].r = erase (s, t, t->nd[x].r, j);
     pull (s, t, x);
     return x;
 }
@@ -151,10 +144,10 @@ size_t gp__ptreap_count_before (const struct gp_sim *s, uint32_t j)
     size_t c = 0;
     for (uint32_t x = t->root; x != NONE;) {
         if (kless (t, x, j)) {
-            c += 1 + (t->l[x] != NONE ? t->cnt[t->l[x]] : 0);
-            x = t->r[x];
+            c += 1 + (t->nd[x].l != NONE ? t->nd[t->nd[x].l].cnt : 0);
+            x = t->nd[x].r;
         } else
-            x = t->l[x];
+            x = t->nd[x].l;
     }
     return c;
 }
@@ -162,17 +155,17 @@ size_t gp__ptreap_count_before (const struct gp_sim *s, uint32_t j)
 static uint32_t first (const struct gp_sim *s, const struct ptreap *t,
                        uint32_t x, uint32_t after, int32_t fit)
 {
-    while (x != NONE && t->mn[x] <= fit) {
+    while (x != NONE && t->nd[x].mn <= fit) {
         if (after != NONE && !kless (t, after, x)) {
-            x = t->r[x]; /* x is at or before 'after' */
+            x = t->nd[x].r; /* x is at or before 'after' */
             continue;
         }
-        uint32_t r = first (s, t, t->l[x], after, fit);
+        uint32_t r = first (s, t, t->nd[x].l, after, fit);
         if (r != NONE)
             return r;
-        if (s->jobs[x].n <= fit)
+        if (t->nd[x].n <= fit)
             return x;
-        x = t->r[x];
+        x = t->nd[x].r;
     }
     return NONE;
 }

@@ -151,12 +151,16 @@ struct pidx {
 };
 
 /* ptreap.c: the pending set as an ordered tree (LAS, SRTF) */
+struct tnode {
+    double k0, k1;             /* key while pending */
+    uint32_t l, r, cnt;        /* children, subtree size */
+    int32_t mn, n;             /* smallest GPU count below; the job's */
+};
+
 struct ptreap {
     int on;
     uint32_t root;
-    double *k0, *k1;           /* per job: key while pending */
-    uint32_t *l, *r, *cnt;     /* per job: children, subtree size */
-    int32_t *mn;               /* per job: smallest GPU count below */
+    struct tnode *nd;          /* per job */
 };
 
 struct gp_sim {
