@@ -23,6 +23,7 @@
 
 /* Classes of GPU count: 1, 2, 3-4, 5-8, 9+ (lower bounds). */
 static const int32_t cls_lo[GP_PIDX_NCLS] = {1, 2, 3, 5, 9};
+static const int32_t cls_hi[GP_PIDX_NCLS] = {1, 2, 4, 8, INT32_MAX};
 
 static int cls_of (int32_t n)
 {
@@ -189,7 +190,8 @@ static int could (const struct pnode *p, const struct pidx_query *q)
     if (p->min_n <= q->extra)
         return 1;
     for (int c = 0; c < GP_PIDX_NCLS; c++)
-        if (cls_lo[c] <= q->free && (double)p->est[c] <= q->slack_s)
+        if (cls_lo[c] <= q->free && (double)p->est[c] <= q->slack_s
+            && (cls_lo[c] <= q->fit_node || cls_hi[c] > q->gpn))
             return 1;
     return 0;
 }
@@ -200,7 +202,7 @@ static int could (const struct pnode *p, const struct pidx_query *q)
 static int passes (const struct gp_sim *s, const struct sjob *jb,
                    const struct pidx_query *q)
 {
-    if (jb->n > q->free)
+    if (jb->n > q->free || (jb->n <= q->gpn && jb->n > q->fit_node))
         return 0;
     return jb->n <= q->extra || s->now + est_of (s, jb) <= q->shadow;
 }
@@ -227,6 +229,13 @@ static uint32_t visit (const struct gp_sim *s, size_t i, size_t b0,
 
 uint32_t gp__pidx_next (const struct gp_sim *s, struct pidx_query *q)
 {
+    /* one pool: a job that fits one node needs a node with that many free
+     * GPUs (place.c), the largest free block
+     */
+    q->gpn = s->n_pools == 1 ? s->pools[0].gpn : INT32_MAX;
+    q->fit_node = q->free;
+    if (s->n_pools == 1 && s->pools[0].seg[1] < q->fit_node)
+        q->fit_node = s->pools[0].seg[1];
     q->slack_s = q->shadow - s->now;
     q->slack_s += 1e-9 * (fabs (q->shadow) + fabs (s->now)) + 1e-9;
     if (q->shadow == INFINITY)

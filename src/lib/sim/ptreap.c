@@ -33,20 +33,22 @@ static void pull (const struct gp_sim *s, struct ptreap *t, uint32_t x)
 {
     (void)s;
     struct tnode *v = &t->nd[x];
-    int32_t m = v->n;
+    int32_t m = v->n <= t->gpn ? v->n : INT32_MAX;
+    int32_t b = v->n > t->gpn ? v->n : INT32_MAX;
     uint32_t c = 1;
-    if (v->l != NONE) {
-        c += t->nd[v->l].cnt;
-        if (t->nd[v->l].mn < m)
-            m = t->nd[v->l].mn;
-    }
-    if (v->r != NONE) {
-        c += t->nd[v->r].cnt;
-        if (t->nd[v->r].mn < m)
-            m = t->nd[v->r].mn;
+    for (int k = 0; k < 2; k++) {
+        uint32_t y = k ? v->r : v->l;
+        if (y == NONE)
+            continue;
+        c += t->nd[y].cnt;
+        if (t->nd[y].mn < m)
+            m = t->nd[y].mn;
+        if (t->nd[y].mb < b)
+            b = t->nd[y].mb;
     }
     v->cnt = c;
     v->mn = m;
+    v->mb = b;
 }
 
 /* Split 'x' into keys before 'k' (*a) and the rest (*b); 'k' itself goes
@@ -95,6 +97,8 @@ int gp__ptreap_init (struct gp_sim *s)
         return GP_ENOMEM;
     t->root = NONE;
     t->on = 1;
+    /* one pool: jobs that fit a node need a node with that many free */
+    t->gpn = s->n_pools == 1 ? s->pools[0].gpn : INT32_MAX;
     return 0;
 }
 
@@ -152,18 +156,22 @@ size_t gp__ptreap_count_before (const struct gp_sim *s, uint32_t j)
     return c;
 }
 
-static uint32_t first (const struct gp_sim *s, const struct ptreap *t,
-                       uint32_t x, uint32_t after, int32_t fit)
+/* 'fs': most GPUs a job that fits one node can get (the largest free
+ * block); 'fb': most a larger job can get (free GPUs).
+ */
+static uint32_t first (const struct ptreap *t, uint32_t x, uint32_t after,
+                       int32_t fs, int32_t fb)
 {
-    while (x != NONE && t->nd[x].mn <= fit) {
+    while (x != NONE && (t->nd[x].mn <= fs || t->nd[x].mb <= fb)) {
         if (after != NONE && !kless (t, after, x)) {
             x = t->nd[x].r; /* x is at or before 'after' */
             continue;
         }
-        uint32_t r = first (s, t, t->nd[x].l, after, fit);
+        uint32_t r = first (t, t->nd[x].l, after, fs, fb);
         if (r != NONE)
             return r;
-        if (t->nd[x].n <= fit)
+        int32_t n = t->nd[x].n;
+        if (n <= t->gpn ? n <= fs : n <= fb)
             return x;
         x = t->nd[x].r;
     }
@@ -173,6 +181,9 @@ static uint32_t first (const struct gp_sim *s, const struct ptreap *t,
 uint32_t gp__ptreap_next_fit (const struct gp_sim *s, uint32_t after,
                               long long free)
 {
-    int32_t fit = free > INT32_MAX ? INT32_MAX : (int32_t)free;
-    return first (s, &s->ptreap, s->ptreap.root, after, fit);
+    int32_t fb = free > INT32_MAX ? INT32_MAX : (int32_t)free;
+    int32_t fs = fb;
+    if (s->n_pools == 1 && s->pools[0].seg[1] < fs)
+        fs = s->pools[0].seg[1];
+    return first (&s->ptreap, s->ptreap.root, after, fs, fb);
 }

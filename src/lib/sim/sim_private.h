@@ -154,12 +154,15 @@ struct pidx {
 struct tnode {
     double k0, k1;             /* key while pending */
     uint32_t l, r, cnt;        /* children, subtree size */
-    int32_t mn, n;             /* smallest GPU count below; the job's */
+    int32_t mn, mb;            /* smallest GPU count below of jobs that
+                                  fit one node / of larger jobs */
+    int32_t n;                 /* the job's GPUs */
 };
 
 struct ptreap {
     int on;
     uint32_t root;
+    int32_t gpn;               /* node size (one pool), else INT32_MAX */
     struct tnode *nd;          /* per job */
 };
 
@@ -310,6 +313,8 @@ struct pidx_query {
     long long free, extra;     /* free GPUs, GPUs the head leaves */
     double shadow;             /* the head's reservation */
     double slack_s;            /* set by gp__pidx_next */
+    long long fit_node;        /* set: largest free block (one pool) */
+    int32_t gpn;               /* set: node size (one pool) or INT32_MAX */
 };
 int gp__pidx_init (struct gp_sim *s);
 void gp__pidx_free (struct gp_sim *s);
@@ -328,7 +333,8 @@ void gp__ptreap_remove (struct gp_sim *s, uint32_t j);
 /* Pending jobs before 'j' in key order ('j' need not be pending). */
 size_t gp__ptreap_count_before (const struct gp_sim *s, uint32_t j);
 /* First pending job after 'after' (NONE = from the start) in key order
- * with at most 'free' GPUs, or NONE.
+ * that could be placed on 'free' GPUs (with one pool, a job that fits one
+ * node also needs a node with that many free), or NONE.
  */
 uint32_t gp__ptreap_next_fit (const struct gp_sim *s, uint32_t after,
                               long long free);
