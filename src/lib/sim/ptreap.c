@@ -33,9 +33,9 @@ static void pull (const struct gp_sim *s, struct ptreap *t, uint32_t x)
 {
     (void)s;
     struct tnode *v = &t->nd[x];
-    int32_t m = v->n <= t->gpn ? v->n : INT32_MAX;
-    int32_t b = v->n > t->gpn ? v->n : INT32_MAX;
-    uint32_t c = 1;
+    int32_t m = !v->tried && v->n <= t->gpn ? v->n : INT32_MAX;
+    int32_t b = !v->tried && v->n > t->gpn ? v->n : INT32_MAX;
+    uint32_t c = v->tried ? 0 : 1;
     for (int k = 0; k < 2; k++) {
         uint32_t y = k ? v->r : v->l;
         if (y == NONE)
@@ -115,6 +115,7 @@ void gp__ptreap_insert (struct gp_sim *s, uint32_t j, double k0, double k1)
     t->nd[j].k0 = k0;
     t->nd[j].k1 = k1;
     t->nd[j].n = s->jobs[j].n;
+    t->nd[j].tried = 0;
     t->nd[j].l = t->nd[j].r = NONE;
     pull (s, t, j);
     uint32_t a, b;
@@ -148,7 +149,8 @@ size_t gp__ptreap_count_before (const struct gp_sim *s, uint32_t j)
     size_t c = 0;
     for (uint32_t x = t->root; x != NONE;) {
         if (kless (t, x, j)) {
-            c += 1 + (t->nd[x].l != NONE ? t->nd[t->nd[x].l].cnt : 0);
+            c += (t->nd[x].tried ? 0 : 1)
+                 + (t->nd[x].l != NONE ? t->nd[t->nd[x].l].cnt : 0);
             x = t->nd[x].r;
         } else
             x = t->nd[x].l;
@@ -171,7 +173,7 @@ static uint32_t first (const struct ptreap *t, uint32_t x, uint32_t after,
         if (r != NONE)
             return r;
         int32_t n = t->nd[x].n;
-        if (n <= t->gpn ? n <= fs : n <= fb)
+        if (!t->nd[x].tried && (n <= t->gpn ? n <= fs : n <= fb))
             return x;
         x = t->nd[x].r;
     }
@@ -186,4 +188,37 @@ uint32_t gp__ptreap_next_fit (const struct gp_sim *s, uint32_t after,
     if (s->n_pools == 1 && s->pools[0].seg[1] < fs)
         fs = s->pools[0].seg[1];
     return first (&s->ptreap, s->ptreap.root, after, fs, fb);
+}
+
+static void mark (const struct gp_sim *s, struct ptreap *t, uint32_t x,
+                  uint32_t j, int tried)
+{
+    if (x == NONE)
+        return;
+    if (x == j)
+        t->nd[j].tried = (uint8_t)tried;
+    else
+        mark (s, t, kless (t, j, x) ? t->nd[x].l : t->nd[x].r, j, tried);
+    pull (s, t, x);
+}
+
+void gp__ptreap_mark (struct gp_sim *s, uint32_t j, int tried)
+{
+    mark (s, &s->ptreap, s->ptreap.root, j, tried);
+}
+
+uint32_t gp__ptreap_first (const struct gp_sim *s)
+{
+    const struct ptreap *t = &s->ptreap;
+    uint32_t x = t->root;
+    while (x != NONE && t->nd[x].cnt > 0) {
+        uint32_t l = t->nd[x].l;
+        if (l != NONE && t->nd[l].cnt > 0)
+            x = l;
+        else if (!t->nd[x].tried)
+            return x;
+        else
+            x = t->nd[x].r;
+    }
+    return NONE;
 }

@@ -305,9 +305,13 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
     s->team_keys_stale = 1;
     ps->fail_n = INT32_MAX;
     ps->fail_pool = -1;
-    int peek = peeking (s);
+    /* With the ordered tree, jobs that cannot start stay queued, marked
+     * tried (absent from the tree's searches) until the pass ends.
+     */
+    int tmode = s->ptreap.on;
+    int peek = peeking (s) || tmode;
     for (;;) {
-        uint32_t j = pick (s, peek);
+        uint32_t j = tmode ? gp__ptreap_first (s) : pick (s, peek);
         if (j == NONE)
             break;
         struct sjob *jb = &s->jobs[j];
@@ -321,8 +325,11 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
                 break;
             continue;
         }
-        if (!peek && (rc = add_tried (&ps->tried, &ps->nt, &ps->tcap, j)))
+        if ((!peek || tmode)
+            && (rc = add_tried (&ps->tried, &ps->nt, &ps->tcap, j)))
             break;
+        if (tmode)
+            gp__ptreap_mark (s, j, 1);
         if (fl & GP_POLICY_TEAMS)
             s->teams[jb->team].blocked = 1;
         if (fl & GP_POLICY_BACKFILL) {
@@ -347,7 +354,9 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
             break;
     }
     /* Put the jobs that could not start back, keys unchanged. */
-    for (size_t i = 0; i < ps->nt; i++) {
+    for (size_t i = 0; i < ps->nt && tmode; i++)
+        gp__ptreap_mark (s, ps->tried[i], 0);
+    for (size_t i = 0; i < ps->nt && !tmode; i++) {
         uint32_t j = ps->tried[i];
         double k[2];
         s->ops->pending_key (SCHED (s), j, k);

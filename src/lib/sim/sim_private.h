@@ -157,6 +157,7 @@ struct tnode {
     int32_t mn, mb;            /* smallest GPU count below of jobs that
                                   fit one node / of larger jobs */
     int32_t n;                 /* the job's GPUs */
+    uint8_t tried;             /* failed in this pass: counted as absent */
 };
 
 struct ptreap {
@@ -338,6 +339,12 @@ size_t gp__ptreap_count_before (const struct gp_sim *s, uint32_t j);
  */
 uint32_t gp__ptreap_next_fit (const struct gp_sim *s, uint32_t after,
                               long long free);
+/* Mark job 'j' (in the tree) as tried in this pass (absent from counts
+ * and searches) or not.
+ */
+void gp__ptreap_mark (struct gp_sim *s, uint32_t j, int tried);
+/* First job in key order not marked tried, or NONE. */
+uint32_t gp__ptreap_first (const struct gp_sim *s);
 /* Pending heap with its index kept in step (engine.c). */
 void gp__pend_push (struct gp_sim *s, uint32_t j, double k0, double k1);
 void gp__pend_remove (struct gp_sim *s, uint32_t j);
