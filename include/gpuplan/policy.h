@@ -48,6 +48,13 @@ enum gp_policy_flags_b {
     GP_POLICY_TEAMS = 8,    /* one queue per team, ordered by team_key */
     GP_POLICY_MONOTONE = 16, /* may_preempt false => false for all later
                                 victims (stop the victim scan) */
+    GP_POLICY_STATIC_KEY = 32, /* pending_key depends on the job only (not
+                                  on time or service): the engine may rank
+                                  jobs once and index the queue */
+    GP_POLICY_ORDERED = 64,  /* with MONOTONE: a waiting job that may not
+                                preempt the first victim is followed in
+                                the queue only by jobs that may not either
+                                (end the pass when no GPU is free) */
 };
 
 /* One tunable parameter of a policy. */
@@ -85,6 +92,11 @@ struct gp_policy_ops {
     int (*init) (const double *values, void **state, gp_error_t *err);
     /* Free what init built (called with NULL too).  NULL = nothing. */
     void (*fini) (void *state);
+    /* 0 when may_preempt(p, v) is false for every job v running in 'pool'
+     * (-1 = any pool), so the engine skips the victim scan; NULL = may be
+     * true.  Pure, must not fail.
+     */
+    int (*may_preempt_some) (const struct gp_sched *s, uint32_t p, int pool);
 };
 
 extern const struct gp_policy_ops gp_policy_fifo;

@@ -66,7 +66,35 @@ struct gp_sim_config {
     double long_job_s;         /* starvation class; 0 = 86400 s */
     gp_progress_f progress;    /* may be NULL */
     void *progress_arg;
+    /* Event cap: the run stops with GP_ERANGE, naming the most frequent
+     * kind of event, after this many events; 0 = GP_SIM_EVENTS_BASE +
+     * GP_SIM_EVENTS_PER_JOB x jobs.
+     */
+    size_t max_events;
+    /* 1 = schedule with the plain scans, without the pending-set indexes
+     * and shortcuts (the reference the indexed scans are tested against;
+     * same schedule, slower under deep queues).
+     */
+    int plain_scan;
 };
+
+/* Default event cap (docs/model/simulator.md, "Progress guarantee"). */
+#define GP_SIM_EVENTS_BASE 10000000u
+#define GP_SIM_EVENTS_PER_JOB 200u
+/* Most time-series points a run keeps: a finer interval is coarsened by
+ * powers of two until the series fits (gp_sim_series_interval()).
+ */
+#define GP_SIM_SERIES_MAX 100000u
+/* Largest duration setting accepted (restart cost, checkpoint interval,
+ * MTBF, repair time, sample interval), seconds (about 31.7 years).
+ */
+#define GP_SIM_MAX_DURATION_S 1e9
+/* With node failures, a job whose expected number of attempts to reach
+ * its next checkpoint, e^(L k / MTBF) (L = restart cost + checkpoint
+ * interval, k = nodes it needs), exceeds this makes no progress: the
+ * run is refused (GP_EINVAL).
+ */
+#define GP_SIM_MAX_ATTEMPTS 1000.0
 
 /* Fill 'cfg' with the defaults documented in docs/model/simulator.md
  * (best-fit placement, comm share 0.2, backfill depth 256; no cluster,
@@ -175,7 +203,9 @@ struct gp_sim_sample {
 
 struct gp_sim;
 
-/* Build a simulator for 'js' on 'cfg->cluster'.  The job set and cluster
+/* Build a simulator for 'js' on 'cfg->cluster'.  Duration settings must
+ * be finite and at most GP_SIM_MAX_DURATION_S (GP_ERANGE naming the
+ * field).  The job set and cluster
  * are borrowed and must outlive the simulator.  Returns NULL with 'err'
  * (GP_EINVAL for a bad config, GP_ENOTFOUND for a job naming an unknown
  * pool, GP_ENOMEM).
@@ -185,7 +215,10 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
                               gp_error_t *err);
 
 /* Run to completion.  Returns 0, or GP_EINTERNAL when a conservation
- * check fails (the metrics are still available).
+ * check fails (the metrics are still available); GP_EINVAL when node
+ * failures leave some job no progress (GP_SIM_MAX_ATTEMPTS, naming the
+ * job); GP_ERANGE when the run exceeds its event cap (cfg.max_events,
+ * naming the most frequent kind of event); GP_ENOMEM.
  */
 int gp_sim_run (struct gp_sim *s, gp_error_t *err);
 
@@ -204,6 +237,12 @@ const struct gp_job_result *gp_sim_get_results (const struct gp_sim *s,
  */
 const struct gp_sim_sample *gp_sim_get_series (const struct gp_sim *s,
                                                size_t *n);
+
+/* Interval of the time series the run kept, seconds: cfg.sample_interval_s,
+ * or a power-of-two multiple of it when the run would have produced more
+ * than GP_SIM_SERIES_MAX points; 0 when no series was asked for.
+ */
+double gp_sim_series_interval (const struct gp_sim *s);
 
 /* Free a simulator and its views; NULL is ignored. */
 void gp_sim_destroy (struct gp_sim *s);
@@ -314,6 +353,8 @@ struct gp_sim_report {
     size_t n_results;
     const struct gp_sim_sample *series; /* empty unless sample_interval_s */
     size_t n_series;
+    double series_interval_s;      /* interval of 'series' (see
+                                      gp_sim_series_interval()) */
     int unfit_max_gpus;            /* largest request of an unfit job */
     char largest_pool[GP_NAME_MAX];
     long long largest_pool_gpus;

@@ -127,13 +127,25 @@ static int may_preempt (const struct gp_sched *s, uint32_t p, uint32_t v)
            && gp_sched_team_cohort (s, tv) == gp_sched_team_cohort (s, tp);
 }
 
+/* The first test of may_preempt, which depends on the preemptor only:
+ * a job reclaims only within its team's nominal quota in that pool.
+ */
+static int may_preempt_some (const struct gp_sched *s, uint32_t p, int pool)
+{
+    if (pool < 0)
+        return 1;
+    struct qv a = view (s, gp_sched_job (s, p)->team, pool);
+    return !(a.q < 0 || a.used + gp_sched_job_gpus (s, p, pool) > a.q + EPS);
+}
+
 const struct gp_policy_ops gp_policy_fair_share = {
     .name = "fair-share",
     .summary = "weighted DRF across teams; quotas, cohort borrowing, reclaim",
-    .flags = GP_POLICY_TEAMS | GP_POLICY_PREEMPT,
+    .flags = GP_POLICY_TEAMS | GP_POLICY_PREEMPT | GP_POLICY_STATIC_KEY,
     .pending_key = team_fifo,
     .victim_key = victim_key,
     .may_preempt = may_preempt,
     .team_key = team_key,
     .admit = admit,
+    .may_preempt_some = may_preempt_some,
 };

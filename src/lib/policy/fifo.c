@@ -13,6 +13,6 @@ static void fifo_key (const struct gp_sched *s, uint32_t j, double k[2])
 const struct gp_policy_ops gp_policy_fifo = {
     .name = "fifo",
     .summary = "strict first-in first-out; a blocked head blocks the queue",
-    .flags = GP_POLICY_STRICT,
+    .flags = GP_POLICY_STRICT | GP_POLICY_STATIC_KEY,
     .pending_key = fifo_key,
 };

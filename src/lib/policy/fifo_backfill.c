@@ -16,6 +16,6 @@ static void fifo_key (const struct gp_sched *s, uint32_t j, double k[2])
 const struct gp_policy_ops gp_policy_fifo_backfill = {
     .name = "fifo-backfill",
     .summary = "FIFO with EASY backfill behind a blocked head",
-    .flags = GP_POLICY_STRICT | GP_POLICY_BACKFILL,
+    .flags = GP_POLICY_STRICT | GP_POLICY_BACKFILL | GP_POLICY_STATIC_KEY,
     .pending_key = fifo_key,
 };

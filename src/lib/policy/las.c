@@ -7,6 +7,9 @@
  * job in a lower queue preempts running jobs of a higher one.  Jobs are
  * demoted while running when they cross a threshold (a re-key event).
  * Tiresias' starvation guard (promotion after long waits) is not modelled.
+ * Waiting jobs are ordered by queue, and a job preempts only jobs of a
+ * higher queue, so a job that cannot preempt the first victim is followed
+ * only by jobs that cannot either (GP_POLICY_ORDERED).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -92,7 +95,7 @@ static double rekey_at (const struct gp_sched *s, uint32_t j)
 const struct gp_policy_ops gp_policy_las = {
     .name = "las",
     .summary = "Tiresias-style discretized 2D least-attained-service",
-    .flags = GP_POLICY_PREEMPT | GP_POLICY_MONOTONE,
+    .flags = GP_POLICY_PREEMPT | GP_POLICY_MONOTONE | GP_POLICY_ORDERED,
     .pending_key = las_key,
     .victim_key = victim_key,
     .may_preempt = may_preempt,

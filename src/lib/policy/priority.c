@@ -32,7 +32,7 @@ const struct gp_policy_ops gp_policy_priority = {
     .name = "priority",
     .summary = "priority classes, preemption of lower classes, backfill",
     .flags = GP_POLICY_STRICT | GP_POLICY_BACKFILL | GP_POLICY_PREEMPT
-             | GP_POLICY_MONOTONE,
+             | GP_POLICY_MONOTONE | GP_POLICY_STATIC_KEY,
     .pending_key = prio_key,
     .victim_key = victim_key,
     .may_preempt = may_preempt,

@@ -2,7 +2,10 @@
  * as in the Tiresias and Gandiva evaluations; it needs run times known in
  * advance).  A waiting job preempts the running job with the most time
  * left when its own remaining time plus the restart cost is shorter.
- * The pass is not strict: jobs that do not fit are skipped.
+ * The pass is not strict: jobs that do not fit are skipped.  Waiting jobs
+ * are ordered by remaining time, so a job that cannot preempt the first
+ * victim (the most time left) is followed only by jobs that cannot
+ * either (GP_POLICY_ORDERED).
  */
 #include <math.h>
 
@@ -31,7 +34,7 @@ static int may_preempt (const struct gp_sched *s, uint32_t p, uint32_t v)
 const struct gp_policy_ops gp_policy_srtf = {
     .name = "srtf",
     .summary = "shortest remaining time first, preemptive (reference)",
-    .flags = GP_POLICY_PREEMPT | GP_POLICY_MONOTONE,
+    .flags = GP_POLICY_PREEMPT | GP_POLICY_MONOTONE | GP_POLICY_ORDERED,
     .pending_key = srtf_key,
     .victim_key = victim_key,
     .may_preempt = may_preempt,

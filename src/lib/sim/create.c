@@ -284,6 +284,8 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
                       "simulation: negative or unknown configuration value");
         return NULL;
     }
+    if (gp__config_check (cfg, err))
+        return NULL;
     if (js->n_jobs > (size_t)INT32_MAX) {
         gp_errprintf (err, GP_ERANGE, "simulation: too many jobs");
         return NULL;
@@ -294,6 +296,7 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
         return NULL;
     }
     s->cfg = *cfg;
+    s->series_iv = cfg->sample_interval_s;
     if (s->cfg.backfill_depth == 0)
         s->cfg.backfill_depth = 256;
     if (s->cfg.long_job_s == 0)
@@ -361,6 +364,8 @@ void gp_sim_destroy (struct gp_sim *s)
     free (s->team_pool_u);
     gp__cluster_free (s);
     free (s->pend.a);
+    gp__pidx_free (s);
+    gp__ptreap_free (s);
     free (s->vict.a);
     free (s->ends.a);
     free (s->ppos);

@@ -28,40 +28,6 @@ static double unif (struct gp_sim *s)
 
 /* ---------------------------- bookkeeping ------------------------------- */
 
-static void series_add (struct gp_sim *s, double t0, double t1)
-{
-    double iv = s->cfg.sample_interval_s;
-    double frag = s->n_pending ? gp__fragmented (s) : 0;
-    while (t0 < t1) {
-        size_t b = (size_t)floor (t0 / iv);
-        while (s->n_series <= b) {
-            if (s->n_series == s->cap_series) {
-                size_t nc = s->cap_series ? s->cap_series * 2 : 256;
-                struct gp_sim_sample *a =
-                    realloc (s->series, nc * sizeof *a);
-                if (!a)
-                    return; /* series is best effort; metrics unaffected */
-                s->series = a;
-                s->cap_series = nc;
-            }
-            struct gp_sim_sample *x = &s->series[s->n_series];
-            memset (x, 0, sizeof *x);
-            x->t_s = (double)s->n_series * iv;
-            s->n_series++;
-        }
-        double end = ((double)b + 1) * iv;
-        if (end > t1)
-            end = t1;
-        double w = (end - t0) / iv;
-        struct gp_sim_sample *x = &s->series[b];
-        x->alloc_gpus += (double)s->alloc_u / GP_MICRO * w;
-        x->queue_len += (double)s->n_pending * w;
-        x->running += (double)s->n_running * w;
-        x->frag_gpus += frag * w;
-        t0 = end;
-    }
-}
-
 /* Integrate the piecewise-constant state over [t_last, t). */
 static void advance (struct gp_sim *s, double t)
 {
@@ -78,13 +44,31 @@ static void advance (struct gp_sim *s, double t)
         s->teams[i].gpu_s += s->teams[i].used * dt;
     }
     if (s->cfg.sample_interval_s > 0)
-        series_add (s, s->t_last, t);
+        gp__series_add (s, s->t_last, t);
     s->t_last = t;
 }
 
 static int size_slot (const struct gp_sim *s, int32_t n)
 {
     return n <= s->max_gpn ? n : s->max_gpn + 1;
+}
+
+void gp__pend_push (struct gp_sim *s, uint32_t j, double k0, double k1)
+{
+    gp__jheap_push (&s->pend, j, k0, k1);
+    if (s->pidx.on)
+        gp__pidx_set (s, j, 1);
+    if (s->ptreap.on)
+        gp__ptreap_insert (s, j, k0, k1);
+}
+
+void gp__pend_remove (struct gp_sim *s, uint32_t j)
+{
+    if (s->ptreap.on && s->pend.pos[j] >= 0)
+        gp__ptreap_remove (s, j);
+    gp__jheap_remove (&s->pend, j);
+    if (s->pidx.on)
+        gp__pidx_set (s, j, 0);
 }
 
 static void push_pending (struct gp_sim *s, uint32_t j)
@@ -97,7 +81,7 @@ static void push_pending (struct gp_sim *s, uint32_t j)
     if (s->ops->flags & GP_POLICY_TEAMS)
         gp__jheap_push (&s->teams[jb->team].q, j, k[0], k[1]);
     else
-        gp__jheap_push (&s->pend, j, k[0], k[1]);
+        gp__pend_push (s, j, k[0], k[1]);
     s->n_pending++;
     s->pend_size[size_slot (s, jb->n)]++;
 }
@@ -311,6 +295,32 @@ static int on_event (struct gp_sim *s, const struct event *e)
     return 0;
 }
 
+/* The rank index serves backfill under fixed keys on whole GPUs. */
+static int use_index (const struct gp_sim *s)
+{
+    unsigned fl = s->ops->flags;
+    if (s->cfg.plain_scan || !(fl & GP_POLICY_STATIC_KEY)
+        || !(fl & GP_POLICY_BACKFILL) || (fl & GP_POLICY_TEAMS))
+        return 0;
+    for (size_t p = 0; p < s->n_pools; p++)
+        if (s->pools[p].cap_u > 0)
+            return 0;
+    return 1;
+}
+
+/* The ordered tree serves the passes of GP_POLICY_ORDERED policies. */
+static int use_tree (const struct gp_sim *s)
+{
+    unsigned fl = s->ops->flags;
+    if (s->cfg.plain_scan || !(fl & GP_POLICY_ORDERED)
+        || !(fl & GP_POLICY_MONOTONE) || (fl & GP_POLICY_TEAMS))
+        return 0;
+    for (size_t p = 0; p < s->n_pools; p++)
+        if (s->pools[p].cap_u > 0)
+            return 0;
+    return 1;
+}
+
 int gp_sim_run (struct gp_sim *s, gp_error_t *err)
 {
     if (!s)
@@ -324,7 +334,18 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
     ps.tried = malloc (ps.tcap * sizeof *ps.tried);
     if (!ps.tried)
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    int prc = gp__progress_check (s, err);
+    if (prc) {
+        free (ps.tried);
+        return prc;
+    }
+    size_t cap = gp__event_cap (s);
     int rc = 0;
+    if ((use_index (s) && gp__pidx_init (s))
+        || (use_tree (s) && gp__ptreap_init (s))) {
+        free (ps.tried);
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    }
     if (s->n)
         s->t_last = s->jobs[s->order[0]].submit;
     if (s->cfg.node_mtbf_s > 0 && s->n)
@@ -344,18 +365,26 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
         while (!rc && s->n_ev && s->ev[0].t <= t) {
             struct event e = gp__ev_pop (s);
             s->n_events++;
+            s->ev_by_kind[e.kind]++;
             rc = on_event (s, &e);
         }
         while (s->cursor < s->n
                && s->jobs[s->order[s->cursor]].submit <= t) {
             uint32_t j = s->order[s->cursor++];
             s->n_events++;
+            s->ev_by_kind[4]++;
             if (s->jobs[j].state == S_UNFIT)
                 continue;
             push_pending (s, j);
         }
         if (!rc)
             rc = gp__schedule (s, &ps);
+        if (!rc && s->n_events > cap) {
+            free (ps.tried);
+            free (ps.vbuf);
+            free (ps.w.a);
+            return gp__event_cap_error (s, err);
+        }
         if (s->cfg.progress && (++tick & 0xffff) == 0)
             s->cfg.progress ((double)s->cursor / (double)s->n,
                              s->cfg.progress_arg);

@@ -14,6 +14,50 @@
 
 
 
+/* Sort doubles ascending: LSD radix sort, 8 passes of 8 bits over the
+ * bit patterns mapped to unsigned order (negative values flipped); the
+ * order is qsort's with gp__cmp_double for values that are not NaN.
+ * Falls back to qsort without memory.
+ */
+static void sort_doubles (double *v, size_t n)
+{
+    uint64_t *a = malloc (n * sizeof *a), *b = malloc (n * sizeof *b);
+    if (!a || !b) {
+        free (a);
+        free (b);
+        qsort (v, n, sizeof *v, gp__cmp_double);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u;
+        memcpy (&u, &v[i], sizeof u);
+        a[i] = (u >> 63) ? ~u : u | (1ULL << 63);
+    }
+    for (int sh = 0; sh < 64; sh += 8) {
+        size_t cnt[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            cnt[((a[i] >> sh) & 0xff) + 1]++;
+        int one = 0;
+        for (int k = 1; k <= 256 && !one; k++)
+            one = cnt[k] == n;
+        if (one)
+            continue; /* all equal in this byte */
+        for (int k = 0; k < 256; k++)
+            cnt[k + 1] += cnt[k];
+        for (size_t i = 0; i < n; i++)
+            b[cnt[(a[i] >> sh) & 0xff]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = (a[i] >> 63) ? a[i] & ~(1ULL << 63) : ~a[i];
+        memcpy (&v[i], &u, sizeof u);
+    }
+    free (a);
+    free (b);
+}
+
 /* Sort 'v' and fill 'st'. */
 static void stats (double *v, size_t n, struct gp_wait_stats *st)
 {
@@ -21,7 +65,7 @@ static void stats (double *v, size_t n, struct gp_wait_stats *st)
     st->n = n;
     if (n == 0)
         return;
-    qsort (v, n, sizeof *v, gp__cmp_double);
+    sort_doubles (v, n);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];

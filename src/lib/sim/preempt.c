@@ -121,6 +121,9 @@ int gp__try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
 {
     const struct sjob *pj = &s->jobs[p];
     int32_t req = pool >= 0 ? pool : pj->pool_req;
+    if (!s->cfg.plain_scan && s->ops->may_preempt_some
+        && !s->ops->may_preempt_some (SCHED (s), p, pool))
+        return 0;
     int single = 0;
     for (size_t i = 0; i < s->n_pools; i++)
         if ((req < 0 || req == (int32_t)i) && pj->n <= s->pools[i].gpn)

@@ -186,6 +186,7 @@ static int run_once (const struct gp_sim_config *cfg, struct gp_sim_report *r,
     r->metrics = gp_sim_get_metrics (r->own->sim);
     r->results = gp_sim_get_results (r->own->sim, &r->n_results);
     r->series = gp_sim_get_series (r->own->sim, &r->n_series);
+    r->series_interval_s = gp_sim_series_interval (r->own->sim);
     note_unfit (cfg->cluster, r);
     return 0;
 }
@@ -340,6 +341,15 @@ int gp_sim_run_request (const struct gp_sim_request *rq,
         rc = check_teams (rq, r, err);
     if (!rc)
         rc = rq->sweep ? run_sweep (rq, &cfg, r, err) : run_once (&cfg, r, err);
+    if (!rc && rq->warn && r->series_interval_s > cfg.sample_interval_s) {
+        char msg[256];
+        snprintf (msg, sizeof msg,
+                  "time-series interval %.6g s would give more than %u "
+                  "points; coarsened to %.6g s",
+                  cfg.sample_interval_s, GP_SIM_SERIES_MAX,
+                  r->series_interval_s);
+        rq->warn (msg, rq->warn_arg);
+    }
     if (rc) {
         gp_sim_report_destroy (r);
         return rc;

@@ -130,6 +130,41 @@ struct steam {
     size_t n_preempted;
     struct jheap q;        /* pending jobs (GP_POLICY_TEAMS) */
     int blocked;           /* scratch during one pass */
+    double key;            /* team_key, cached during one pass */
+};
+
+/* pindex.c: the pending set by rank, for backfill scans */
+#define GP_PIDX_NCLS 5
+struct pnode {
+    int32_t cnt;               /* pending jobs below */
+    int32_t min_n;             /* smallest GPU count */
+    float est[GP_PIDX_NCLS];   /* smallest run estimate per GPU class */
+};
+
+struct pidx {
+    int on;                    /* built (policy with fixed keys) */
+    uint32_t *rank_of;         /* job -> rank, NONE for unfit jobs */
+    uint32_t *job_at;          /* rank -> job */
+    uint8_t *in;               /* rank is pending */
+    size_t nrank, size;        /* ranks; leaves of the tree (buckets) */
+    struct pnode *t;           /* 2 x size nodes, root at 1 */
+};
+
+/* ptreap.c: the pending set as an ordered tree (LAS, SRTF) */
+struct tnode {
+    double k0, k1;             /* key while pending */
+    uint32_t l, r, cnt;        /* children, subtree size */
+    int32_t mn, mb;            /* smallest GPU count below of jobs that
+                                  fit one node / of larger jobs */
+    int32_t n;                 /* the job's GPUs */
+    uint8_t tried;             /* failed in this pass: counted as absent */
+};
+
+struct ptreap {
+    int on;
+    uint32_t root;
+    int32_t gpn;               /* node size (one pool), else INT32_MAX */
+    struct tnode *nd;          /* per job */
 };
 
 struct gp_sim {
@@ -164,10 +199,13 @@ struct gp_sim {
     struct jheap pend, vict, ends;
     size_t n_pending, n_running;
     int64_t *pend_size;    /* pending jobs by GPU count (<= max_gpn+1) */
+    struct pidx pidx;      /* rank index of 'pend' (pindex.c) */
+    struct ptreap ptreap;  /* ordered tree of 'pend' (ptreap.c) */
 
     /* teams */
     struct steam *teams;
     size_t n_teams;
+    int team_keys_stale;   /* recompute steam.key before the next pick */
     double *team_pool_d;   /* backing of steam.pq/pborrow/plend */
     int64_t *team_pool_u;  /* backing of steam.pused_u */
 
@@ -179,6 +217,8 @@ struct gp_sim {
     uint64_t rng;
     struct gp_sim_sample *series;
     size_t n_series, cap_series;
+    double series_iv;      /* bucket width now (coarsened, guard.c) */
+    size_t ev_by_kind[5];  /* events by enum ev_kind, then arrivals */
     struct gp_sim_metrics m;
     int ran;
 };
@@ -226,6 +266,11 @@ struct pass {
     uint32_t *vbuf;
     size_t vcap;
     struct walk w;
+    /* GP_POLICY_ORDERED: smallest GPU count, and its pool request, of a
+     * job whose victim scan failed since the last start (INT32_MAX =
+     * none); schedule.c
+     */
+    int32_t fail_n, fail_pool;
 };
 
 int gp__schedule (struct gp_sim *s, struct pass *ps);
@@ -261,6 +306,55 @@ double gp__slowdown (const struct gp_sim *s, uint32_t j);
 
 /* fill.c, fill_read.c: most GPUs of one node in a fill experiment */
 #define GP_FILL_MAX_GPN 16
+
+/* pindex.c */
+struct pidx_query {
+    uint32_t after;            /* rank to start after (NONE = from 0) */
+    size_t last;               /* last rank to consider */
+    long long free, extra;     /* free GPUs, GPUs the head leaves */
+    double shadow;             /* the head's reservation */
+    double slack_s;            /* set by gp__pidx_next */
+    long long fit_node;        /* set: largest free block (one pool) */
+    int32_t gpn;               /* set: node size (one pool) or INT32_MAX */
+};
+int gp__pidx_init (struct gp_sim *s);
+void gp__pidx_free (struct gp_sim *s);
+/* Mark job 'j' pending (in = 1) or not in the index. */
+void gp__pidx_set (struct gp_sim *s, uint32_t j, int in);
+/* Rank of the k-th pending job (1-based), or NONE. */
+uint32_t gp__pidx_nth (const struct gp_sim *s, size_t k);
+/* First pending rank in (after, last] that fits 'free' GPUs and fits
+ * 'extra' or ends by 'shadow'; NONE when there is none.
+ */
+uint32_t gp__pidx_next (const struct gp_sim *s, struct pidx_query *q);
+int gp__ptreap_init (struct gp_sim *s);
+void gp__ptreap_free (struct gp_sim *s);
+void gp__ptreap_insert (struct gp_sim *s, uint32_t j, double k0, double k1);
+void gp__ptreap_remove (struct gp_sim *s, uint32_t j);
+/* Pending jobs before 'j' in key order ('j' need not be pending). */
+size_t gp__ptreap_count_before (const struct gp_sim *s, uint32_t j);
+/* First pending job after 'after' (NONE = from the start) in key order
+ * that could be placed on 'free' GPUs (with one pool, a job that fits one
+ * node also needs a node with that many free), or NONE.
+ */
+uint32_t gp__ptreap_next_fit (const struct gp_sim *s, uint32_t after,
+                              long long free);
+/* Mark job 'j' (in the tree) as tried in this pass (absent from counts
+ * and searches) or not.
+ */
+void gp__ptreap_mark (struct gp_sim *s, uint32_t j, int tried);
+/* First job in key order not marked tried, or NONE. */
+uint32_t gp__ptreap_first (const struct gp_sim *s);
+/* Pending heap with its index kept in step (engine.c). */
+void gp__pend_push (struct gp_sim *s, uint32_t j, double k0, double k1);
+void gp__pend_remove (struct gp_sim *s, uint32_t j);
+
+/* guard.c: range checks, progress check, event cap, bounded series */
+int gp__config_check (const struct gp_sim_config *cfg, gp_error_t *err);
+int gp__progress_check (const struct gp_sim *s, gp_error_t *err);
+size_t gp__event_cap (const struct gp_sim *s);
+int gp__event_cap_error (const struct gp_sim *s, gp_error_t *err);
+void gp__series_add (struct gp_sim *s, double t0, double t1);
 
 /* metrics.c */
 int gp__metrics_finish (struct gp_sim *s, gp_error_t *err);
