@@ -14,6 +14,7 @@ PKGS=(
   python3-yaml python3-jsonschema    # validating exported manifests against CRD schemas
   chromium                           # headless browser test of the HTML plan report
   prometheus                         # promtool: checks and unit-tests exported alerting rules
+  clang libclang-rt-14-dev           # libFuzzer harnesses (make fuzz): clang, libclang_rt.fuzzer
 )
 missing=()
 for p in "${PKGS[@]}"; do
