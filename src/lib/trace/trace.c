@@ -155,7 +155,8 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         r->rebase = f->rebase;
         if (f->default_team
             && (r->default_team = gp_jobset_team (r->js, "default")) < 0)
-            return GP_ENOMEM;
+            return gp_errprintf (err, GP_ENOMEM, "%s:%zu: out of memory",
+                                 r->name, row->line);
         return gp__tr_map_header (r, row, f->cols, err);
     }
     if (r->opts->limit && r->js->n_jobs >= r->opts->limit)
@@ -168,7 +169,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         rc = gp__tr_bad (r, row, &e, NULL,
                          "%zu fields where the header has %zu",
                          row->n_fields, r->n_fields);
-    else
+    else if (!(rc = gp__tr_check_names (r, row, f->cols, &e)))
         rc = f->row (r, row, &j, &e);
     if (rc == 1) {
         r->js->n_ignored++;
@@ -180,12 +181,16 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         return 0;
     }
     if (rc) {
+        if (!e.text[0]) /* a helper's bare status (out of memory) */
+            return gp_errprintf (err, rc, "%s:%zu: %s", r->name, row->line,
+                                 gp_strerror (rc));
         if (err)
             *err = e;
         return rc;
     }
     if (gp_jobset_add (r->js, &j) != 0)
-        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+        return gp_errprintf (err, GP_ENOMEM, "%s:%zu: out of memory",
+                             r->name, row->line);
     return 0;
 }
 

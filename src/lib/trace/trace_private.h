@@ -123,6 +123,16 @@ int gp__tr_tres_gpus (const char *s);
 /* Resolve the columns of 'cols' in the header row. */
 int gp__tr_map_header (struct rd *r, const struct gp_csv_row *row,
                        const struct colname *cols, gp_error_t *err);
+/* Offset of the first byte of 's' that is not part of valid UTF-8 (RFC
+ * 3629: no overlong forms, surrogates or code points past U+10FFFF), or
+ * -1 when 's' is valid.
+ */
+long gp__tr_utf8_bad (const char *s);
+/* The names a row contributes (team, pool) must be valid UTF-8: they are
+ * written to JSON.  0, or an error naming the column and the byte.
+ */
+int gp__tr_check_names (const struct rd *r, const struct gp_csv_row *row,
+                        const struct colname *cols, gp_error_t *err);
 /* Team index of 'name' ("default" when empty); -1 on allocation failure. */
 int gp__tr_team (struct rd *r, const char *name);
 /* The checks shared by the CSV formats after a row is read: 1 (ignored)
