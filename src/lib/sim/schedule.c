@@ -25,6 +25,8 @@ static int backfill (struct gp_sim *s, uint32_t h, struct walk *w,
             break;
         }
     }
+    if (w->oom)
+        return GP_ENOMEM;
     long long extra = freeh + acc - hj->n;
     if (shadow == INFINITY)
         extra = freeh;
