@@ -276,7 +276,7 @@ int gp__tr_check_names (const struct rd *r, const struct gp_csv_row *row,
 
 int gp__tr_team (struct rd *r, const char *name)
 {
-    int t = gp_jobset_team (r->js, name && *name ? name : "default");
+    int t = gp__tr_intern (r, 0, name && *name ? name : "default");
     return t;
 }
 
