@@ -177,13 +177,16 @@ static int sc_train (gp_error_t *err)
     return rc;
 }
 
-/* `gpuplan infer --spec examples/infer-small-mig.yaml --json`. */
+/* `gpuplan infer --spec examples/infer-small-mig.yaml --json`, on the
+ * spec's first accelerator. */
 static int sc_infer (gp_error_t *err)
 {
     struct gp_infer_request rq;
     gp_infer_request_defaults (&rq);
     int rc = gp_infer_spec_load (SRC "examples/infer-small-mig.yaml", &rq,
                                  err);
+    rq.n_accels = 1; /* A100 and its MIG slices: each accelerator costs
+                      * a serving simulation per layout */
     struct gp_infer_plan_result *res = NULL;
     if (!rc)
         rc = gp_infer_plan (cat, &rq, &res, err);
