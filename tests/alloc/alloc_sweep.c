@@ -200,12 +200,18 @@ static int sc_infer (gp_error_t *err)
     return rc;
 }
 
-/* `gpuplan simulate` of a hand-worked scenario, text and JSON. */
-static int sc_simulate (gp_error_t *err)
+/* `gpuplan simulate` of a hand-worked scenario 'dir' under 'policy',
+ * text and JSON.
+ */
+static int simulate (const char *dir, const char *policy, double restart_s,
+                     gp_error_t *err)
 {
+    char spec[512], trace[512];
+    snprintf (spec, sizeof spec, SRC "tests/scenarios/%s/cluster.yaml", dir);
+    snprintf (trace, sizeof trace, SRC "tests/scenarios/%s/jobs.csv", dir);
     int rc = 0;
     struct gp_doc *doc =
-        gp_doc_load (SRC "tests/scenarios/hol-fifo-backfill/cluster.yaml", err);
+        gp_doc_load (spec, err);
     struct gp_cluster *c = doc ? gp_cluster_from_doc (doc, cat, err) : NULL;
     struct gp_sim_report *r = NULL;
     if (!c) {
@@ -216,8 +222,9 @@ static int sc_simulate (gp_error_t *err)
         struct gp_sim_request rq;
         gp_sim_request_init_defaults (&rq, &d);
         rq.cluster = c;
-        rq.trace_path = SRC "tests/scenarios/hol-fifo-backfill/jobs.csv";
-        rq.cfg.policy = gp_policy_find ("fifo-backfill", NULL);
+        rq.trace_path = trace;
+        rq.cfg.policy = gp_policy_find (policy, NULL);
+        rq.cfg.restart_cost_s = restart_s;
         rq.flags |= GP_SIMRQ_SCHEDULE;
         rc = gp_sim_run_request (&rq, &r, err);
     }
@@ -235,6 +242,18 @@ static int sc_simulate (gp_error_t *err)
     gp_cluster_destroy (c);
     gp_doc_destroy (doc);
     return rc;
+}
+
+/* EASY backfill (tests/scenarios/README.md). */
+static int sc_simulate (gp_error_t *err)
+{
+    return simulate ("hol-fifo-backfill", "fifo-backfill", 0, err);
+}
+
+/* Preemption with checkpoints and a restart cost. */
+static int sc_preempt (gp_error_t *err)
+{
+    return simulate ("priority-ckpt4", "priority", 1, err);
 }
 
 /* `gpuplan plan tests/cli/specs/plan-small.yaml --format json`. */
@@ -265,7 +284,7 @@ static const struct {
     int (*run) (gp_error_t *err);
 } scenarios[] = {
     {"cluster", sc_cluster}, {"train", sc_train}, {"infer", sc_infer},
-    {"simulate", sc_simulate}, {"plan", sc_plan},
+    {"simulate", sc_simulate}, {"preempt", sc_preempt}, {"plan", sc_plan},
 };
 
 /* ------------------------------- driver -------------------------------- */

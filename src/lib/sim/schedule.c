@@ -135,6 +135,10 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
             break;
         struct sjob *jb = &s->jobs[j];
         int ok = admit_place (s, j, ps);
+        if (ps->w.oom) { /* a preemption search ran out of memory */
+            rc = GP_ENOMEM;
+            break;
+        }
         if (ok) {
             if ((rc = gp__start_job (s, j)))
                 break;
