@@ -32,6 +32,7 @@
 #include "gpuplan/report.h"
 #include "gpuplan/sim.h"
 #include "gpuplan/spec.h"
+#include "gpuplan/trace.h"
 #include "gpuplan/train.h"
 
 #include <jansson.h>
@@ -244,6 +245,36 @@ static int simulate (const char *dir, const char *policy, double restart_s,
     return rc;
 }
 
+/* The trace readers, one sample of each format (traces/). */
+static int sc_traces (gp_error_t *err)
+{
+    static const struct {
+        const char *path;
+        enum gp_trace_format f;
+    } t[] = {
+        {SRC "traces/generic/example.csv", GP_TRACE_AUTO},
+        {SRC "traces/philly/philly-2000.csv", GP_TRACE_AUTO},
+        {SRC "traces/tiresias/60_job.csv", GP_TRACE_AUTO},
+        {SRC "traces/pollux/workload-1.csv", GP_TRACE_POLLUX},
+        {SRC "traces/gavel/artifact_evaluation.trace", GP_TRACE_GAVEL},
+        {SRC "traces/alibaba2023/pods.csv", GP_TRACE_AUTO},
+        {SRC "traces/sacct/example.txt", GP_TRACE_SACCT},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        struct gp_trace_opts o = {
+            .format = t[i].f,
+            .flags = GP_TRACE_SKIP_BAD, /* pollux: unmeasured placements */
+            .gavel_throughputs = SRC "traces/gavel/throughputs.csv",
+            .pollux_profiles = SRC "traces/pollux/profiles",
+        };
+        struct gp_jobset *js = gp_trace_read (t[i].path, &o, err);
+        if (!js)
+            return err->code;
+        gp_jobset_destroy (js);
+    }
+    return 0;
+}
+
 /* EASY backfill (tests/scenarios/README.md). */
 static int sc_simulate (gp_error_t *err)
 {
@@ -284,7 +315,8 @@ static const struct {
     int (*run) (gp_error_t *err);
 } scenarios[] = {
     {"cluster", sc_cluster}, {"train", sc_train}, {"infer", sc_infer},
-    {"simulate", sc_simulate}, {"preempt", sc_preempt}, {"plan", sc_plan},
+    {"traces", sc_traces},     {"simulate", sc_simulate},
+    {"preempt", sc_preempt},   {"plan", sc_plan},
 };
 
 /* ------------------------------- driver -------------------------------- */
