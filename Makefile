@@ -18,7 +18,7 @@ FUZZ_SECONDS ?= 286
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure demo test test-release test-asan fuzz bench clean
+.PHONY: all deps configure demo test test-release test-asan fuzz alloc bench clean
 
 all: deps configure
 	@cmake --build $(BUILD) -j $(JOBS) > $(BUILD)/build.log 2>&1 \
