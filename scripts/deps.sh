@@ -20,6 +20,7 @@ PKGS=(
   slurmctld                          # live Slurm export test: controller loading the exported slurm.conf
   slurmd                             # live Slurm export test: one node with fake GPU device files
   slurm-client                       # live Slurm export test: sacctmgr, sbatch, squeue, scontrol, sacct
+  clang libclang-rt-14-dev           # libFuzzer harnesses (make fuzz): clang, libclang_rt.fuzzer
 )
 missing=()
 for p in "${PKGS[@]}"; do

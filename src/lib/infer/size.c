@@ -227,10 +227,14 @@ static enum gp_infer_limit error_limit (int code)
                                     : GP_INFER_LIMIT_ERROR;
 }
 
-static void eval (const struct gp_serve_cfg *cfg, const char *slice,
-                  int per_gpu, double share, const struct gp_workload *w,
-                  const struct gp_slo *slo, double peak, double trough,
-                  double headroom, struct gp_infer_option *o)
+/* Fill 'o' for one layout; a layout that cannot serve is an infeasible
+ * option with its reason.  Returns GP_ENOMEM (with 'err') when the
+ * evaluation ran out of memory, which must not pass for infeasibility.
+ */
+static int eval (const struct gp_serve_cfg *cfg, const char *slice,
+                 int per_gpu, double share, const struct gp_workload *w,
+                 const struct gp_slo *slo, double peak, double trough,
+                 double headroom, struct gp_infer_option *o, gp_error_t *err)
 {
     gp_error_t e = {0};
     memset (o, 0, sizeof *o);
@@ -245,21 +249,25 @@ static void eval (const struct gp_serve_cfg *cfg, const char *slice,
     o->weight_dtype = cfg->weight_dtype;
     o->kv_dtype = cfg->kv_dtype;
     if (gp_infer_prepare (cfg, w->in_len + w->out_len, &o->model, &e)) {
+        if (e.code == GP_ENOMEM)
+            return gp_errprintf (err, GP_ENOMEM, "%s", e.text);
         snprintf (o->reason, sizeof o->reason, "%s", e.text);
         o->limit = error_limit (e.code);
-        return;
+        return 0;
     }
     o->ep = o->model.cfg.ep;
     if (gp_infer_size (&o->model, w, slo, peak, trough, headroom, &o->size,
                        &e)) {
+        if (e.code == GP_ENOMEM)
+            return gp_errprintf (err, GP_ENOMEM, "%s", e.text);
         snprintf (o->reason, sizeof o->reason, "%s", e.text);
         o->limit = error_limit (e.code);
-        return;
+        return 0;
     }
     o->limit = o->size.limit_kind;
     if (!o->size.feasible) {
         snprintf (o->reason, sizeof o->reason, "%s", o->size.limit);
-        return;
+        return 0;
     }
     o->feasible = 1;
     snprintf (o->reason, sizeof o->reason, "%s", o->size.limit);
@@ -270,6 +278,7 @@ static void eval (const struct gp_serve_cfg *cfg, const char *slice,
         o->gpus = o->size.replicas * share;
         o->gpus_whole = gp_infer_option_gpus (o, o->size.replicas);
     }
+    return 0;
 }
 
 int gp_infer_choose (const struct gp_serve_cfg *base,
@@ -327,8 +336,9 @@ int gp_infer_choose_on (const struct gp_serve_cfg *base,
             c.slice_compute = p->compute_slices;
             double share = fmax (p->compute_slices / 7.0,
                                  p->mem_bytes / acc->mem_bytes);
-            eval (&c, p->profile, p->max_instances, share, w, slo, peak_rate,
-                  trough_rate, headroom, &cur);
+            if (eval (&c, p->profile, p->max_instances, share, w, slo,
+                      peak_rate, trough_rate, headroom, &cur, err))
+                return GP_ENOMEM;
             tried++;
             if (!first_reason[0] && !cur.feasible) {
                 snprintf (first_reason, sizeof first_reason, "%s: %s",
@@ -385,8 +395,9 @@ int gp_infer_choose_on (const struct gp_serve_cfg *base,
                     c.ep = eps[j];
                     c.slice_mem_bytes = 0;
                     c.slice_compute = 0;
-                    eval (&c, NULL, 0, 1.0, w, slo, peak_rate, trough_rate,
-                          headroom, &cur);
+                    if (eval (&c, NULL, 0, 1.0, w, slo, peak_rate,
+                              trough_rate, headroom, &cur, err))
+                        return GP_ENOMEM;
                     tried++;
                     if (!cur.feasible) {
                         snprintf (first_reason, sizeof first_reason,

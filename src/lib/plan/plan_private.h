@@ -258,6 +258,8 @@ void gp_plan_add_source (struct plan_ctx *c, const char *what, double value,
 /* Append a decision log line (at most GP_PLAN_TEXT - 1 characters). */
 void gp_plan_log (struct plan_ctx *c, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
+/* Whether a part of one of the 'n' options ran out of memory (run.c). */
+int gp__plan_options_oom (const struct gp_plan_option *opts, size_t n);
 void gp_plan_status_set (struct gp_part_status *st, int code, const char *fmt,
                          ...) __attribute__ ((format (printf, 3, 4)));
 

@@ -134,6 +134,35 @@ void gp_plan_status_set (struct gp_part_status *st, int code, const char *fmt,
 
 /* --------------------------------- run --------------------------------- */
 
+/* Whether a part of an option or a sensitivity row ran out of memory: the
+ * run then fails as a whole, since an option dropped for want of memory
+ * would change the recommendation without a word.
+ */
+int gp__plan_options_oom (const struct gp_plan_option *opts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct gp_plan_option *o = &opts[i];
+        const struct gp_part_status *st[] = {
+            &o->compute, &o->network, &o->storage, &o->power,
+            &o->cost, &o->unit_costs, &o->sim,
+        };
+        for (size_t k = 0; k < sizeof st / sizeof *st; k++)
+            if (st[k]->code == GP_ENOMEM)
+                return 1;
+    }
+    return 0;
+}
+
+static int any_oom (const struct gp_plan_result *r)
+{
+    if (gp__plan_options_oom (r->options, r->n_options))
+        return 1;
+    for (size_t i = 0; i < r->n_sens; i++)
+        if (r->sens[i].status.code == GP_ENOMEM)
+            return 1;
+    return 0;
+}
+
 static int validate (struct plan_ctx *c, gp_error_t *err)
 {
     const struct gp_plan_spec *s = c->s;
@@ -213,7 +242,7 @@ struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
     r->n_options = gp_plan_eval_all (&c, r->options);
     gp_plan_decide (&c);
     gp_plan_sensitivity (&c);
-    if (c.failed) {
+    if (c.failed || any_oom (r)) {
         gp_errprintf (err, GP_ENOMEM, "plan: out of memory");
         goto fail;
     }

@@ -25,6 +25,8 @@ static void sens_side (struct plan_ctx *c, struct gp_plan_option *tmp,
     size_t n = gp_plan_eval_all (c, tmp);
     c->pt = PLAN_NO_PERTURB;
     c->r = saved;
+    if (gp__plan_options_oom (tmp, n))
+        gp_plan_status_set (&row->status, GP_ENOMEM, "out of memory");
     int nb = gp_plan_pick (tmp, n);
     double tco = b >= 0 && (size_t)b < n ? tmp[b].tco_usd : 0;
     snprintf (side ? row->rec_high : row->rec_low, sizeof row->rec_low,

@@ -252,6 +252,8 @@ static int sim_jobs (const struct gp_plan_spec *s,
         j.pool = -1;
         j.n_gpus = (int)z->job_gpus[i];
         j.team = gp_jobset_team (js, w->team[0] ? w->team : "default");
+        if (j.team < 0)
+            return GP_ENOMEM;
         j.ckpt_interval_s = z->ckpt_interval_s;
         for (size_t t = 0; t < s->n_teams; t++)
             if (!strcmp (s->teams[t].name, w->team))
@@ -356,7 +358,10 @@ void gp_plan_simulate (struct gp_plan_spec *s,
     struct sim_window win = sim_window (s, z, o);
     window_figures (o, win);
     struct gp_sim *sim = NULL;
-    if (sim_jobs (s, z, o, win, js) == 0) {
+    int jrc = sim_jobs (s, z, o, win, js);
+    if (jrc)
+        gp_errprintf (&e, jrc, "%s", gp_strerror (jrc));
+    else {
         struct gp_sim_config cfg;
         gp_sim_config_init (&cfg);
         cfg.restart_cost_s = gp_plan_assume (s, "restart_s");

@@ -18,6 +18,7 @@
 struct ttab {
     size_t n_cols, n_rows, cap;
     char (*cells)[TCOLS][96];
+    int oom;    /* a row could not be added: the report fails */
 };
 
 static void tab_add (struct ttab *t, const char *const *cells)
@@ -25,8 +26,10 @@ static void tab_add (struct ttab *t, const char *const *cells)
     if (t->n_rows == t->cap) {
         size_t nc = t->cap ? 2 * t->cap : 16;
         void *p = realloc (t->cells, nc * sizeof *t->cells);
-        if (!p)
+        if (!p) {
+            t->oom = 1;
             return;
+        }
         t->cells = p;
         t->cap = nc;
     }
@@ -46,6 +49,8 @@ static int numeric_cell (const char *s)
 static void tab_print (struct ttab *t, struct rbuf *f)
 {
     size_t w[TCOLS] = {0};
+    if (t->oom)
+        f->failed = 1; /* rows are missing: gp_rb_take reports it */
     for (size_t r = 0; r < t->n_rows; r++)
         for (size_t c = 0; c < t->n_cols; c++)
             if (strlen (t->cells[r][c]) > w[c])

@@ -102,8 +102,10 @@ static int walk_push (struct walk *w, size_t slot)
     if (w->n == w->cap) {
         size_t nc = w->cap ? w->cap * 2 : 64;
         size_t *a = realloc (w->a, nc * sizeof *a);
-        if (!a)
+        if (!a) {
+            w->oom = 1;
             return GP_ENOMEM;
+        }
         w->a = a;
         w->cap = nc;
     }
@@ -149,6 +151,7 @@ void gp__walk_start (struct walk *w, const struct jheap *h)
 {
     w->h = h;
     w->n = 0;
+    w->oom = 0;
     walk_push (w, 0);
 }
 

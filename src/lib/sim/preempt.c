@@ -78,8 +78,10 @@ static long multi_plan (struct gp_sim *s, uint32_t p, int32_t req,
         if (nv == *vcap) {
             size_t nc = *vcap ? *vcap * 2 : 64;
             uint32_t *a = realloc (*vbuf, nc * sizeof *a);
-            if (!a)
+            if (!a) {
+                w->oom = 1;
                 return -1;
+            }
             *vbuf = a;
             *vcap = nc;
         }
@@ -89,8 +91,10 @@ static long multi_plan (struct gp_sim *s, uint32_t p, int32_t req,
     if (have + acc < pj->n)
         return -1;
     struct vcost *vc = malloc ((nv ? nv : 1) * sizeof *vc);
-    if (!vc)
+    if (!vc) {
+        w->oom = 1;
         return -1;
+    }
     for (size_t i = 0; i < nv; i++)
         vc[i] = (struct vcost){evict_cost (s, (*vbuf)[i]), (uint32_t)i,
                                (*vbuf)[i]};
@@ -172,8 +176,10 @@ int gp__try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
         if (nv == *vcap) {
             size_t nc = *vcap ? *vcap * 2 : 64;
             uint32_t *a = realloc (*vbuf, nc * sizeof *a);
-            if (!a)
+            if (!a) {
+                w->oom = 1; /* the pass fails (gp__schedule) */
                 break;
+            }
             *vbuf = a;
             *vcap = nc;
         }

@@ -84,7 +84,7 @@ static int load_jobs (const struct gp_sim_request *rq, struct gp_sim_report *r,
                              "simulate: no jobs (a trace, a synthetic "
                              "trace or a job set is needed)");
     r->jobs = r->own->jobs;
-    return r->jobs ? 0 : (err ? err->code : GP_EINVAL);
+    return r->jobs ? 0 : (err && err->code ? err->code : GP_EINVAL);
 }
 
 /* Teams of the trace that the spec's 'teams:' list does not declare: they

@@ -78,6 +78,8 @@ static int backfill (struct gp_sim *s, uint32_t h, int queued, struct walk *w,
             break;
         }
     }
+    if (w->oom)
+        return GP_ENOMEM;
     long long extra = freeh + acc - hj->n;
     if (shadow == INFINITY)
         extra = freeh;
@@ -316,6 +318,10 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
             break;
         struct sjob *jb = &s->jobs[j];
         int ok = admit_place (s, j, ps);
+        if (ps->w.oom) { /* a preemption search ran out of memory */
+            rc = GP_ENOMEM;
+            break;
+        }
         if (ok) {
             s->team_keys_stale = 1;
             ps->fail_n = INT32_MAX;

@@ -237,6 +237,7 @@ struct walk {
     const struct jheap *h;
     size_t *a;
     size_t n, cap;
+    int oom;    /* set when a step ran out of memory (the walk then ends) */
 };
 
 void gp__walk_start (struct walk *w, const struct jheap *h);

@@ -219,9 +219,64 @@ int gp__tr_map_header (struct rd *r, const struct gp_csv_row *row,
     return 0;
 }
 
+long gp__tr_utf8_bad (const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; p[i];) {
+        unsigned c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n;
+        unsigned lo = 0x80, hi = 0xBF; /* allowed range of the 2nd byte */
+        if (c >= 0xC2 && c <= 0xDF)
+            n = 1;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            n = 2;
+            if (c == 0xE0)
+                lo = 0xA0; /* overlong */
+            else if (c == 0xED)
+                hi = 0x9F; /* surrogates */
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 3;
+            if (c == 0xF0)
+                lo = 0x90; /* overlong */
+            else if (c == 0xF4)
+                hi = 0x8F; /* past U+10FFFF */
+        } else
+            return (long)i;
+        if (p[i + 1] < lo || p[i + 1] > hi)
+            return (long)i;
+        for (size_t k = 2; k <= n; k++)
+            if (p[i + k] < 0x80 || p[i + k] > 0xBF)
+                return (long)i;
+        i += n + 1;
+    }
+    return -1;
+}
+
+int gp__tr_check_names (const struct rd *r, const struct gp_csv_row *row,
+                        const struct colname *cols, gp_error_t *err)
+{
+    for (const struct colname *c = cols; c && c->name; c++) {
+        if (c->c != C_TEAM && c->c != C_POOL)
+            continue;
+        const char *s = gp__tr_field (r, row, c->c);
+        long at = s ? gp__tr_utf8_bad (s) : -1;
+        if (at >= 0)
+            return gp__tr_bad (r, row, err, c->name,
+                               "not valid UTF-8 (byte 0x%02X at byte %ld of "
+                               "the field); names are written to JSON: "
+                               "convert the file to UTF-8 (e.g. with iconv)",
+                               (unsigned)(unsigned char)s[at], at + 1);
+    }
+    return 0;
+}
+
 int gp__tr_team (struct rd *r, const char *name)
 {
-    int t = gp_jobset_team (r->js, name && *name ? name : "default");
+    int t = gp__tr_intern (r, 0, name && *name ? name : "default");
     return t;
 }
 

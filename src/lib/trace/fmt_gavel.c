@@ -151,7 +151,7 @@ static int setup (struct rd *r, gp_error_t *err)
         rc = gp_errprintf (err, GP_ENOTFOUND,
                            "%s: no throughputs for GPU type '%s'",
                            r->opts->gavel_throughputs, r->gpu);
-    if (!rc && (r->default_team = gp_jobset_team (r->js, "default")) < 0)
+    if (!rc && (r->default_team = gp__tr_intern (r, 0, "default")) < 0)
         rc = gp_errprintf (err, GP_ENOMEM, "out of memory");
     return rc;
 }

@@ -57,7 +57,7 @@ static int read_row (struct rd *r, const struct gp_csv_row *row,
                                  &j->gpu_milli)))
         return rc;
     s = gp__tr_field (r, row, C_POOL);
-    if (s && *s && (j->pool = gp_jobset_pool (r->js, s)) < 0)
+    if (s && *s && (j->pool = gp__tr_intern (r, 1, s)) < 0)
         return GP_ENOMEM;
     s = gp__tr_field (r, row, C_CKPT);
     if (s && *s

@@ -93,8 +93,12 @@ static struct papp *pollux_app (struct rd *r, const char *app,
     snprintf (path, sizeof path, "%s/%s/placements.csv",
               r->opts->pollux_profiles, app);
     struct pload l = {p, path, 0, {0}, 0};
-    if (gp_csv_parse_file (path, ',', on_prof, &l, err))
+    if (gp_csv_parse_file (path, ',', on_prof, &l, err)) {
+        /* Not kept: a later row must not find a half-loaded profile. */
+        free (p->rows);
+        r->n_apps--;
         return NULL;
+    }
     return p;
 }
 
@@ -147,8 +151,10 @@ static int pollux_row (struct rd *r, const struct gp_csv_row *row,
     if (j->n_gpus == 0)
         return 1;
     const char *app = gp__tr_field (r, row, C_TEAM);
-    gp_error_t e;
+    gp_error_t e = {0};
     struct papp *p = pollux_app (r, app ? app : "", &e);
+    if (!p && e.code == GP_ENOMEM) /* not a bad row: the reader fails */
+        return gp_errprintf (err, GP_ENOMEM, "%s", e.text);
     if (!p)
         return gp__tr_bad (r, row, err, "application", "%s", e.text);
     /* Consolidated placement: the remainder node first, then full 4-GPU
@@ -174,7 +180,10 @@ static int pollux_row (struct rd *r, const struct gp_csv_row *row,
     snprintf (path, sizeof path, "%s/%s/validation-%d.csv",
               r->opts->pollux_profiles, app, batch);
     struct pload l = {p, path, 0, {0}, 1};
-    if (gp_csv_parse_file (path, ',', on_prof, &l, &e) || !(l.last_iter > 0))
+    e.code = 0;
+    if (gp_csv_parse_file (path, ',', on_prof, &l, &e) && e.code == GP_ENOMEM)
+        return gp_errprintf (err, GP_ENOMEM, "%s", e.text);
+    if (e.code || !(l.last_iter > 0))
         return gp__tr_bad (r, row, err, "batch_size",
                            "no training curve for %s at batch size %d (%s)",
                            app, batch, e.text);

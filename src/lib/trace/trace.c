@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,14 +80,10 @@ int gp_jobset_add (struct gp_jobset *js, const struct gp_job *job)
     return 0;
 }
 
-static int intern (char ***tab, size_t *n, const char *name)
+static int append (char ***tab, size_t *n, const char *name)
 {
-    /* Linear search: traces have tens to hundreds of teams.  The last hit
-     * is checked first since rows of one team often come together.
-     */
-    for (size_t i = *n; i-- > 0;)
-        if (strcmp ((*tab)[i], name) == 0)
-            return (int)i;
+    if (*n >= INT32_MAX)
+        return -1;
     char **nt = realloc (*tab, (*n + 1) * sizeof *nt);
     if (!nt)
         return -1;
@@ -98,6 +95,78 @@ static int intern (char ***tab, size_t *n, const char *name)
     memcpy (copy, name, len + 1);
     nt[*n] = copy;
     return (int)(*n)++;
+}
+
+static int intern (char ***tab, size_t *n, const char *name)
+{
+    /* Linear search, for callers that build small job sets themselves
+     * (the readers use gp__tr_intern's hash).  The last hit is checked
+     * first since rows of one team often come together.
+     */
+    for (size_t i = *n; i-- > 0;)
+        if (strcmp ((*tab)[i], name) == 0)
+            return (int)i;
+    return append (tab, n, name);
+}
+
+static uint64_t name_hash (const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, 64 bit */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Insert index 'i' of 'name' into 'x' (known absent, room left). */
+static void idx_put (struct nameidx *x, const char *name, size_t i)
+{
+    size_t k = (size_t)name_hash (name) & (x->cap - 1);
+    while (x->slot[k])
+        k = (k + 1) & (x->cap - 1);
+    x->slot[k] = (uint32_t)i + 1;
+}
+
+/* Grow 'x' to hold 'n' + 1 names at most half full; 0 or -1. */
+static int idx_reserve (struct nameidx *x, char **tab, size_t n)
+{
+    if (2 * (n + 1) <= x->cap)
+        return 0;
+    size_t cap = x->cap ? 2 * x->cap : 64;
+    while (2 * (n + 1) > cap)
+        cap *= 2;
+    uint32_t *s = calloc (cap, sizeof *s);
+    if (!s)
+        return -1;
+    free (x->slot);
+    x->slot = s;
+    x->cap = cap;
+    for (size_t i = 0; i < n; i++)
+        idx_put (x, tab[i], i);
+    return 0;
+}
+
+int gp__tr_intern (struct rd *r, int pool, const char *name)
+{
+    struct nameidx *x = pool ? &r->pool_idx : &r->team_idx;
+    char ***tab = pool ? &r->js->pools : &r->js->teams;
+    size_t *n = pool ? &r->js->n_pools : &r->js->n_teams;
+    if (idx_reserve (x, *tab, *n) != 0)
+        return -1;
+    size_t k = (size_t)name_hash (name) & (x->cap - 1);
+    for (; x->slot[k]; k = (k + 1) & (x->cap - 1))
+        if (strcmp ((*tab)[x->slot[k] - 1], name) == 0)
+            return (int)(x->slot[k] - 1);
+    int i = append (tab, n, name);
+    if (i >= 0)
+        x->slot[k] = (uint32_t)i + 1;
+    return i;
+}
+
+static void rd_free (struct rd *r)
+{
+    free (r->team_idx.slot);
+    free (r->pool_idx.slot);
+    r->team_idx = r->pool_idx = (struct nameidx){0};
 }
 
 int gp_jobset_team (struct gp_jobset *js, const char *name)
@@ -154,8 +223,9 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
     if (row->index == 0 && f->cols) {
         r->rebase = f->rebase;
         if (f->default_team
-            && (r->default_team = gp_jobset_team (r->js, "default")) < 0)
-            return GP_ENOMEM;
+            && (r->default_team = gp__tr_intern (r, 0, "default")) < 0)
+            return gp_errprintf (err, GP_ENOMEM, "%s:%zu: out of memory",
+                                 r->name, row->line);
         return gp__tr_map_header (r, row, f->cols, err);
     }
     if (r->opts->limit && r->js->n_jobs >= r->opts->limit)
@@ -168,7 +238,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         rc = gp__tr_bad (r, row, &e, NULL,
                          "%zu fields where the header has %zu",
                          row->n_fields, r->n_fields);
-    else
+    else if (!(rc = gp__tr_check_names (r, row, f->cols, &e)))
         rc = f->row (r, row, &j, &e);
     if (rc == 1) {
         r->js->n_ignored++;
@@ -180,12 +250,16 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         return 0;
     }
     if (rc) {
+        if (!e.text[0]) /* a helper's bare status (out of memory) */
+            return gp_errprintf (err, rc, "%s:%zu: %s", r->name, row->line,
+                                 gp_strerror (rc));
         if (err)
             *err = e;
         return rc;
     }
     if (gp_jobset_add (r->js, &j) != 0)
-        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+        return gp_errprintf (err, GP_ENOMEM, "%s:%zu: out of memory",
+                             r->name, row->line);
     return 0;
 }
 
@@ -194,6 +268,7 @@ static struct gp_jobset *finish (struct rd *r, int rc, gp_error_t *err)
     const struct gp_trace_format_ops *f = formats[r->fmt];
     if (f->fini)
         f->fini (r);
+    rd_free (r);
     if (rc == 0 && r->js->n_jobs == 0 && r->js->n_skipped == 0
         && r->js->n_ignored == 0)
         rc = gp_errprintf (err, GP_EPARSE, "%s: no jobs (empty trace)",
@@ -239,6 +314,7 @@ static int setup (struct rd *r, const char *name,
     if (rc) {
         if (f->fini)
             f->fini (r);
+        rd_free (r);
         gp_jobset_destroy (r->js);
     }
     return rc;

@@ -6,6 +6,7 @@
 #define GPUPLAN_TRACE_PRIVATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpuplan/csv.h"
 #include "gpuplan/trace.h"
@@ -16,8 +17,19 @@ enum col {
     C_DELETE, C_RAW, C_QOS, C_N
 };
 
+/* Hash index of a name table of the job set (teams or pools): slots hold
+ * index + 1 into the table, 0 = empty; open addressing, at most half full.
+ * Lets a reader intern a name per row in O(1) whatever the number of
+ * distinct names (sacct accounts, Alibaba QoS classes, user names).
+ */
+struct nameidx {
+    uint32_t *slot;
+    size_t cap;
+};
+
 struct rd {
     struct gp_jobset *js;
+    struct nameidx team_idx, pool_idx;
     const struct gp_trace_opts *opts;
     const char *name;
     enum gp_trace_format fmt;
@@ -123,6 +135,20 @@ int gp__tr_tres_gpus (const char *s);
 /* Resolve the columns of 'cols' in the header row. */
 int gp__tr_map_header (struct rd *r, const struct gp_csv_row *row,
                        const struct colname *cols, gp_error_t *err);
+/* Offset of the first byte of 's' that is not part of valid UTF-8 (RFC
+ * 3629: no overlong forms, surrogates or code points past U+10FFFF), or
+ * -1 when 's' is valid.
+ */
+long gp__tr_utf8_bad (const char *s);
+/* The names a row contributes (team, pool) must be valid UTF-8: they are
+ * written to JSON.  0, or an error naming the column and the byte.
+ */
+int gp__tr_check_names (const struct rd *r, const struct gp_csv_row *row,
+                        const struct colname *cols, gp_error_t *err);
+/* Index of 'name' in the job set's teams (pool = 0) or pools (pool = 1),
+ * added when new; -1 on allocation failure.
+ */
+int gp__tr_intern (struct rd *r, int pool, const char *name);
 /* Team index of 'name' ("default" when empty); -1 on allocation failure. */
 int gp__tr_team (struct rd *r, const char *name);
 /* The checks shared by the CSV formats after a row is read: 1 (ignored)
