@@ -13,6 +13,7 @@
  * The only randomness is the workload (arrivals, lengths), drawn from a
  * seeded generator, so runs are reproducible.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -120,6 +121,7 @@ struct engine {
     int max_b, preempt, kv_limited;
     int qmax_at_last_arrival;
     int n_dec, n_pre;      /* this iteration: decoders, prefills */
+    int jump;              /* take decode-only runs in one go */
     double dec_ctx;
 };
 
@@ -391,6 +393,68 @@ static void apply_step (struct engine *e, int all_dec)
         e->kv_peak = e->kv_used;
 }
 
+/* A run of decode-only steps (docs/model/inference.md, "Simulator
+ * speed"): while every running request decodes, none is prefilling and the
+ * decoders fit the token budget, a step changes only the clock, the
+ * context (one token per decoder) and, with incremental allocation, the KV
+ * use (one token per decoder).  Those steps are taken here in O(1) each,
+ * with the same arithmetic as the general loop (the same bits), until the
+ * next step would finish a request, or an arrival is admitted, or the KV
+ * cache would preempt; the tokens are credited to the requests at the end.
+ * The caller has prepared the first step (arrivals, admission, decode
+ * set).  Returns the steps taken (0: none, take the general step).
+ */
+static long decode_run (struct engine *e)
+{
+    const struct gp_engine_params *E = e->E;
+    int n_old = e->n_run, n_dec = e->n_dec;
+    long most = INT_MAX;
+    for (int j = 0; j < n_old; j++) {
+        const struct req *q = &e->R[e->run[j]];
+        if (q->out - q->gen < most)
+            most = q->out - q->gen;
+    }
+    most -= 1; /* the step that finishes a request is a general one */
+    if (most > 200000001L - e->iters)
+        most = 200000001L - e->iters;
+    if (most <= 0)
+        return 0;
+    struct gp__decode_step d;
+    gp__infer_decode_prep (e->m, n_dec, &d);
+    long long ctx = (long long)e->dec_ctx; /* a whole number of tokens */
+    double kv_step = E->reserve_full ? 0.0 : (double)n_dec;
+    long s = 0;
+    for (;;) {
+        e->t += gp__infer_decode_time (&d, (double)ctx);
+        s++;
+        ctx += n_dec;
+        e->kv_used += kv_step; /* whole tokens: exact */
+        if (e->kv_used > e->kv_peak)
+            e->kv_peak = e->kv_used;
+        if (s == most)
+            break;
+        /* the next step's start, as in run_engine */
+        if (e->next_arr < e->n_created
+            && e->R[e->next_arr].arrival <= e->t) {
+            take_arrivals (e);
+            admit (e);
+            if (e->n_run != n_old)
+                break;
+        }
+        if (!E->reserve_full && e->kv_used + n_dec > e->cap)
+            break;
+    }
+    e->iters += s;
+    e->batch_sum += (double)s * n_dec; /* whole numbers: exact */
+    for (int j = 0; j < n_old; j++) {
+        struct req *q = &e->R[e->run[j]];
+        q->gen += (int)s;
+        if (!E->reserve_full)
+            q->kv += (double)s;
+    }
+    return s;
+}
+
 /* The engine loop until every request is done. */
 static int run_engine (struct engine *e, gp_error_t *err)
 {
@@ -405,9 +469,17 @@ static int run_engine (struct engine *e, gp_error_t *err)
         if (e->n_run == 0) /* cannot happen after the fit check */
             return gp_errprintf (err, GP_EINTERNAL, "simulate: stalled");
         decode_set (e);
+        int all_dec = e->n_dec <= E->max_num_tokens || E->max_num_tokens <= 0;
+        double budget = E->max_num_tokens > 0 ? E->max_num_tokens : 8192;
+        if (e->jump && all_dec && e->n_pre == 0 && e->n_dec == e->n_run
+            && e->n_dec <= budget) {
+            if (e->n_run > e->max_b)
+                e->max_b = e->n_run;
+            if (decode_run (e) > 0)
+                continue;
+        }
         struct gp_iter_load L;
         build_load (e, &L);
-        int all_dec = e->n_dec <= E->max_num_tokens || E->max_num_tokens <= 0;
         e->t += gp_infer_iter_time (e->m, &L, NULL);
         e->iters++;
         e->batch_sum += L.n_decode + (L.n_logits - L.n_decode);
@@ -499,6 +571,13 @@ int gp_infer_simulate (const struct gp_serve_model *m,
                        struct gp_sim_result *res,
                        gp_error_t *err)
 {
+    return gp__infer_simulate_steps (m, w, 1, res, err);
+}
+
+int gp__infer_simulate_steps (const struct gp_serve_model *m,
+                              const struct gp_workload *w, int jump,
+                              struct gp_sim_result *res, gp_error_t *err)
+{
     if (!m || !w || !res)
         return gp_errprintf (err, GP_EINVAL, "simulate: missing argument");
     if (w->in_len < 1 || w->out_len < 1)
@@ -517,6 +596,7 @@ int gp_infer_simulate (const struct gp_serve_model *m,
     e.conc = w->concurrency > 0 ? w->concurrency : 1;
     e.cap = m->kv_capacity_tokens;
     e.qmax_at_last_arrival = -1;
+    e.jump = jump;
     int rc = engine_alloc (&e, err);
     if (rc)
         return rc;
