@@ -433,10 +433,11 @@ static long decode_run (struct engine *e)
             e->kv_peak = e->kv_used;
         if (s == most)
             break;
-        /* the next step's start, as in run_engine */
-        if (e->next_arr < e->n_created
-            && e->R[e->next_arr].arrival <= e->t) {
+        /* the next step's start, as in run_engine (a preemption just
+         * before the run may have made room for the queue's head) */
+        if (e->next_arr < e->n_created && e->R[e->next_arr].arrival <= e->t)
             take_arrivals (e);
+        if (e->wq_len > 0) {
             admit (e);
             if (e->n_run != n_old)
                 break;
