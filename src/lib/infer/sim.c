@@ -396,67 +396,151 @@ static void apply_step (struct engine *e, int all_dec)
         e->kv_peak = e->kv_used;
 }
 
-/* A run of decode-only steps (docs/model/inference.md, "Simulator
- * speed"): while every running request decodes, none is prefilling and the
- * decoders fit the token budget, a step changes only the clock, the
- * context (one token per decoder) and, with incremental allocation, the KV
- * use (one token per decoder).  Those steps are taken here in O(1) each,
- * with the same arithmetic as the general loop (the same bits), until the
- * next step would finish a request, or an arrival is admitted, or the KV
- * cache would preempt; the tokens are credited to the requests at the end.
- * The caller has prepared the first step (arrivals, admission, decode
- * set).  Returns the steps taken (0: none, take the general step).
+/* The start of the next step inside a decode run, as run_engine does it:
+ * queue the arrivals that are due and admit from the queue (a preemption
+ * or a completion may have made room).  1 when the run must end here (a
+ * request was admitted, or the next decode step would preempt).
  */
-static long decode_run (struct engine *e)
+static int run_next_start (struct engine *e)
 {
-    const struct gp_engine_params *E = e->E;
-    int n_old = e->n_run, n_dec = e->n_dec;
-    long most = INT_MAX;
-    for (int j = 0; j < n_old; j++) {
-        const struct req *q = &e->R[e->run[j]];
-        if (q->out - q->gen < most)
-            most = q->out - q->gen;
+    if (e->next_arr < e->n_created && e->R[e->next_arr].arrival <= e->t)
+        take_arrivals (e);
+    if (e->wq_len > 0) {
+        int before = e->n_run;
+        admit (e);
+        if (e->n_run != before)
+            return 1;
     }
-    most -= 1; /* the step that finishes a request is a general one */
-    if (most > 200000001L - e->iters)
-        most = 200000001L - e->iters;
-    if (most <= 0)
-        return 0;
-    struct gp__decode_step d;
-    gp__infer_decode_prep (e->m, n_dec, &d);
+    return !e->E->reserve_full && e->kv_used + e->n_dec > e->cap;
+}
+
+/* Credit 's' decode steps to the first 'n' running requests. */
+static void run_credit (struct engine *e, int n, long s)
+{
+    for (int j = 0; j < n; j++) {
+        struct req *q = &e->R[e->run[j]];
+        q->gen += (int)s;
+        if (!e->E->reserve_full)
+            q->kv += (double)s;
+    }
+}
+
+/* Credit 's' decode steps to every running request, the last of which
+ * finished some of them (at the current clock): retire those as
+ * apply_step does, and set the decode set of the rest.  Returns the
+ * fewest output tokens any of the rest has left.
+ */
+static long run_retire (struct engine *e, long s)
+{
+    int keep = 0;
+    long left = LONG_MAX;
+    long long ctx = 0, freed = 0; /* whole tokens: exact */
+    run_credit (e, e->n_run, s);
+    for (int j = 0; j < e->n_run; j++) {
+        int id = e->run[j];
+        struct req *q = &e->R[id];
+        if (q->gen < q->out) {
+            e->run[keep++] = id;
+            ctx += q->in + q->gen;
+            if (q->out - q->gen < left)
+                left = q->out - q->gen;
+            continue;
+        }
+        q->t_done = e->t;
+        freed += (long long)q->kv;
+        q->kv = 0;
+        e->done++;
+        if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
+            e->R[e->n_created].arrival = e->t;
+            e->n_created++;
+        }
+    }
+    e->n_run = e->n_dec = keep;
+    e->dec_ctx = (double)ctx;
+    e->kv_used -= (double)freed;
+    if (e->kv_used > e->kv_peak)
+        e->kv_peak = e->kv_used;
+    return left;
+}
+
+/* Decode steps of one decode set up to 'most', each followed by the next
+ * step's start; '*stop' when that start ends the run.  Returns the steps.
+ */
+static long run_steps (struct engine *e, const struct gp__decode_step *d,
+                       long most, int *stop)
+{
+    int n_dec = e->n_dec;
     long long ctx = (long long)e->dec_ctx; /* a whole number of tokens */
-    double kv_step = E->reserve_full ? 0.0 : (double)n_dec;
+    double kv_step = e->E->reserve_full ? 0.0 : (double)n_dec;
     long s = 0;
-    for (;;) {
-        e->t += gp__infer_decode_time (&d, (double)ctx);
+    *stop = 0;
+    while (s < most) {
+        e->t += gp__infer_decode_time (d, (double)ctx);
         s++;
         ctx += n_dec;
         e->kv_used += kv_step; /* whole tokens: exact */
         if (e->kv_used > e->kv_peak)
             e->kv_peak = e->kv_used;
-        if (s == most)
+        /* nothing due, nobody waiting, room for the next token: the next
+         * start changes nothing (the common case, without a call) */
+        if (e->wq_len == 0
+            && !(e->next_arr < e->n_created
+                 && e->R[e->next_arr].arrival <= e->t)
+            && e->kv_used + kv_step <= e->cap)
+            continue;
+        if (run_next_start (e)) {
+            *stop = 1;
             break;
-        /* the next step's start, as in run_engine (a preemption just
-         * before the run may have made room for the queue's head) */
-        if (e->next_arr < e->n_created && e->R[e->next_arr].arrival <= e->t)
-            take_arrivals (e);
-        if (e->wq_len > 0) {
-            admit (e);
-            if (e->n_run != n_old)
-                break;
         }
-        if (!E->reserve_full && e->kv_used + n_dec > e->cap)
-            break;
     }
+    e->dec_ctx = (double)ctx;
     e->iters += s;
     e->batch_sum += (double)s * n_dec; /* whole numbers: exact */
-    for (int j = 0; j < n_old; j++) {
-        struct req *q = &e->R[e->run[j]];
-        q->gen += (int)s;
-        if (!E->reserve_full)
-            q->kv += (double)s;
-    }
     return s;
+}
+
+/* A run of decode-only steps (docs/model/inference.md, "Simulator
+ * speed"): while every running request decodes, none is prefilling and the
+ * decoders fit the token budget, a step changes only the clock, the
+ * context (one token per decoder) and, with incremental allocation, the KV
+ * use (one token per decoder).  Those steps are taken here in O(1) each,
+ * with the same arithmetic as the general loop (the same bits); the tokens
+ * are credited to the requests when a request finishes (retired here as
+ * the general loop does), and the run goes on until a request is admitted,
+ * the KV cache would preempt, or nothing runs.  The caller has prepared
+ * the first step (arrivals, admission, decode set).  Returns the steps
+ * taken (0: none, take the general step).
+ */
+static long decode_run (struct engine *e)
+{
+    long left = LONG_MAX, total = 0;
+    for (int j = 0; j < e->n_run; j++) {
+        const struct req *q = &e->R[e->run[j]];
+        if (q->out - q->gen < left)
+            left = q->out - q->gen;
+    }
+    while (e->iters <= 200000000L) {
+        struct gp__decode_step d;
+        gp__infer_decode_prep (e->m, e->n_dec, &d);
+        int stop = 0, n = e->n_run;
+        long s = left > 1 ? run_steps (e, &d, left - 1, &stop) : 0;
+        total += s;
+        if (stop) {
+            run_credit (e, n, s);
+            return total;
+        }
+        /* the step that finishes the requests with 'left' tokens left */
+        e->t += gp__infer_decode_time (&d, e->dec_ctx);
+        if (!e->E->reserve_full)
+            e->kv_used += (double)e->n_dec;
+        e->iters++;
+        e->batch_sum += (double)e->n_dec;
+        total++;
+        left = run_retire (e, s + 1);
+        if (e->n_run == 0 || run_next_start (e))
+            return total;
+    }
+    return total;
 }
 
 /* The engine loop until every request is done. */
