@@ -6,7 +6,8 @@
  * (gp__infer_simulate_steps with jump 0): every engine (reserved and
  * incremental KV, chunked and whole prefill, static batches), every arrival
  * mode, tensor and pipeline layouts, a MoE model, preemption under KV
- * pressure, a token budget smaller than the batch and prefix hits.  The
+ * pressure, a token budget smaller than the batch and prefix hits, three
+ * workload seeds each.  The
  * tolerance is zero: the results are compared bytewise.  A last check
  * compares gp__infer_decode_time with gp_infer_iter_time for decode loads.
  */
@@ -78,8 +79,10 @@ static void model_for (const struct sim_case *k, struct gp_serve_model *m)
     assert_int_equal (gp_infer_prepare (&c, 0, m, &e), 0);
 }
 
-/* Run case 'k' both ways; 1 when it preempted (coverage). */
-static int same_both_ways (const struct sim_case *k)
+/* Run case 'k' both ways with workload seed 'seed'; 1 when it preempted
+ * (coverage).
+ */
+static int same_both_ways (const struct sim_case *k, unsigned seed)
 {
     struct gp_serve_model m;
     model_for (k, &m);
@@ -92,7 +95,7 @@ static int same_both_ways (const struct sim_case *k)
     w.out_len = k->out;
     w.in_dist = w.out_dist = k->dist;
     w.in_cv = w.out_cv = 0.5;
-    w.seed = 7;
+    w.seed = seed;
     gp_error_t e = {0};
     struct gp_sim_result a, b;
     if (k->arr == GP_ARR_POISSON) { /* a rate relative to saturation */
@@ -154,7 +157,8 @@ static void test_runs_match_steps (void **state)
     };
     int preempted = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        preempted += same_both_ways (&cases[i]);
+        for (unsigned seed = 1; seed <= 3; seed++)
+            preempted += same_both_ways (&cases[i], seed);
     assert_true (preempted > 0); /* the preemption path was exercised */
 }
 
