@@ -19,4 +19,74 @@
 int gp__infer_offline_n (const struct gp_serve_model *m,
                          const struct gp_workload *w);
 
+/* gp_infer_simulate with decode-only runs taken in one go ('jump' 1, what
+ * gp_infer_simulate does) or step by step through the general loop
+ * ('jump' 0, the reference the tests compare against): the results are
+ * identical bit for bit.
+ */
+int gp__infer_simulate_steps (const struct gp_serve_model *m,
+                              const struct gp_workload *w, int jump,
+                              struct gp_sim_result *res, gp_error_t *err);
+
+/* Attention time of one pipeline stage (docs/model/inference.md, "Step
+ * time"): 'decode_ctx' KV tokens streamed, 'ctx' tokens attended (decode
+ * context plus prefill context), per stage.  The coefficients depend on the
+ * replica only (gp__infer_attn_coef); the time is the larger of the KV
+ * stream and the attention FLOPs.  One definition, used by the iteration
+ * time and by the simulator's decode runs, so both compute the same bits.
+ */
+struct gp__attn_coef {
+    double flops_per_ctx;      /* attention FLOPs per context token, all
+                                * layers */
+    double n;                  /* GPUs per replica */
+    double kv_bytes_per_token; /* per GPU */
+    double bw;                 /* effective HBM bandwidth, bytes/s */
+    double attn_peak;          /* effective attention FLOP/s */
+};
+
+void gp__infer_attn_coef (const struct gp_serve_model *m,
+                          struct gp__attn_coef *c);
+
+static inline double gp__infer_attn_time (const struct gp__attn_coef *c,
+                                          double decode_ctx, double ctx,
+                                          double *kvbytes, double *aflops)
+{
+    double af = c->flops_per_ctx * ctx;
+    if (c->n != 1.0) /* x / 1 is x: skip the division, same bits */
+        af /= c->n;
+    double kv = decode_ctx * c->kv_bytes_per_token;
+    double t_kv = kv / c->bw;
+    double t_af = af / c->attn_peak;
+    *kvbytes = kv;
+    *aflops = af;
+    return t_kv > t_af ? t_kv : t_af;
+}
+
+/* The iteration time of a decode-only load (n_dec sequences, one token
+ * each, no prompt tokens) as a function of its context: everything but the
+ * attention depends on n_dec alone and is computed once
+ * (gp__infer_decode_prep); gp__infer_decode_time() then returns exactly
+ * (bit for bit) what gp_infer_iter_time() returns for
+ * {n_dec, ctx, 0, 0, n_dec}.
+ */
+struct gp__decode_step {
+    struct gp__attn_coef a;
+    double gemm, comm, fixed; /* per stage, as in the iteration time */
+    double pp;
+    double iter_overhead, seq_overhead; /* per iteration; n_dec sequences */
+};
+
+void gp__infer_decode_prep (const struct gp_serve_model *m, int n_dec,
+                            struct gp__decode_step *d);
+
+static inline double gp__infer_decode_time (const struct gp__decode_step *d,
+                                            double ctx)
+{
+    double kvb, af;
+    double c = d->pp != 1.0 ? ctx / d->pp : ctx;
+    double attn = gp__infer_attn_time (&d->a, c, c, &kvb, &af);
+    double st = d->gemm + attn + d->comm + d->fixed;
+    return d->pp * st + d->iter_overhead + d->seq_overhead;
+}
+
 #endif

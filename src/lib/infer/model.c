@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "gpuplan/infer.h"
+#include "infer_private.h"
 
 /* ============================== precisions ============================= */
 
@@ -424,6 +425,23 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
 
 /* =========================== iteration time ============================ */
 
+void gp__infer_attn_coef (const struct gp_serve_model *m,
+                          struct gp__attn_coef *c)
+{
+    const struct gp_arch *a = m->cfg.arch;
+    double per_ctx;
+    if (a->attention == GP_ATTN_MLA)
+        per_ctx = 2.0 * a->heads
+                  * (2.0 * a->mla_kv_lora_rank + a->mla_qk_rope_head_dim);
+    else
+        per_ctx = 4.0 * a->heads * a->head_dim;
+    c->flops_per_ctx = per_ctx * a->layers;
+    c->n = m->n_gpus;
+    c->kv_bytes_per_token = m->kv_bytes_per_token;
+    c->bw = m->mem_bw * m->eff.hbm_eff;
+    c->attn_peak = m->attn_flops * m->eff.attn_eff;
+}
+
 /* Time for one pipeline stage to run 'L' (already divided by pp). */
 static double stage_time (const struct gp_serve_model *m,
                           const struct gp_iter_load *L,
@@ -472,18 +490,12 @@ static double stage_time (const struct gp_serve_model *m,
     }
 
     /* Attention: KV streamed, QK^T and PV FLOPs over the context. */
-    double per_ctx;
-    if (a->attention == GP_ATTN_MLA)
-        per_ctx = 2.0 * a->heads
-                  * (2.0 * a->mla_kv_lora_rank + a->mla_qk_rope_head_dim);
-    else
-        per_ctx = 4.0 * a->heads * a->head_dim;
-    double ctx = L->decode_ctx + L->prefill_ctx;
-    double aflops = per_ctx * a->layers * ctx / n;
-    double kvbytes = L->decode_ctx * m->kv_bytes_per_token;
-    double t_kv = kvbytes / bw;
-    double t_af = aflops / (m->attn_flops * m->eff.attn_eff);
-    double attn = t_kv > t_af ? t_kv : t_af;
+    struct gp__attn_coef ac;
+    gp__infer_attn_coef (m, &ac);
+    double kvbytes, aflops;
+    double attn = gp__infer_attn_time (&ac, L->decode_ctx,
+                                       L->decode_ctx + L->prefill_ctx,
+                                       &kvbytes, &aflops);
 
     /* Collectives. */
     double comm = 0, lb = m->link_bw * m->eff.link_eff;
@@ -584,4 +596,23 @@ double gp_infer_iter_time (const struct gp_serve_model *m,
     if (out)
         *out = o;
     return o.total_s;
+}
+
+void gp__infer_decode_prep (const struct gp_serve_model *m, int n_dec,
+                            struct gp__decode_step *d)
+{
+    struct gp_iter_time o;
+    memset (&o, 0, sizeof o);
+    int pp = m->cfg.pp > 0 ? m->cfg.pp : 1;
+    /* the stage load of gp_infer_iter_time without its context */
+    struct gp_iter_load s = {(double)n_dec / pp, 0.0, 0.0 / pp, 0.0 / pp,
+                             (double)n_dec / pp};
+    stage_time (m, &s, &o);
+    gp__infer_attn_coef (m, &d->a);
+    d->gemm = o.gemm_s;
+    d->comm = o.comm_s;
+    d->fixed = o.overhead_s;
+    d->pp = pp;
+    d->iter_overhead = m->cfg.eng.iter_overhead_s;
+    d->seq_overhead = m->cfg.eng.seq_overhead_s * (double)n_dec;
 }

@@ -13,6 +13,7 @@
  * The only randomness is the workload (arrivals, lengths), drawn from a
  * seeded generator, so runs are reproducible.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,6 +114,7 @@ struct engine {
     int *wq;               /* waiting queue, a ring of n */
     int *pre;              /* indexes into run[] still prefilling */
     double *s_ttft, *s_tpot, *s_e2e, *s_q; /* per-request samples */
+    uint64_t *keys;        /* 2n: sort scratch */
     double cap;            /* KV capacity, tokens */
     int wq_head, wq_len, n_run, next_arr, done, n_created;
     double t, kv_used, kv_peak, batch_sum;
@@ -120,6 +122,7 @@ struct engine {
     int max_b, preempt, kv_limited;
     int qmax_at_last_arrival;
     int n_dec, n_pre;      /* this iteration: decoders, prefills */
+    int jump;              /* take decode-only runs in one go */
     double dec_ctx;
 };
 
@@ -127,6 +130,7 @@ static void engine_free (struct engine *e)
 {
     free (e->R), free (e->run), free (e->wq), free (e->pre);
     free (e->s_ttft), free (e->s_tpot), free (e->s_e2e), free (e->s_q);
+    free (e->keys);
 }
 
 static int engine_alloc (struct engine *e, gp_error_t *err)
@@ -140,8 +144,9 @@ static int engine_alloc (struct engine *e, gp_error_t *err)
     e->s_tpot = calloc (n, sizeof (double));
     e->s_e2e = calloc (n, sizeof (double));
     e->s_q = calloc (n, sizeof (double));
+    e->keys = calloc (2 * n, sizeof *e->keys);
     if (!e->R || !e->run || !e->wq || !e->pre || !e->s_ttft || !e->s_tpot
-        || !e->s_e2e || !e->s_q) {
+        || !e->s_e2e || !e->s_q || !e->keys) {
         engine_free (e);
         return gp_errprintf (err, GP_ENOMEM, "simulate: out of memory");
     }
@@ -391,6 +396,153 @@ static void apply_step (struct engine *e, int all_dec)
         e->kv_peak = e->kv_used;
 }
 
+/* The start of the next step inside a decode run, as run_engine does it:
+ * queue the arrivals that are due and admit from the queue (a preemption
+ * or a completion may have made room).  1 when the run must end here (a
+ * request was admitted, or the next decode step would preempt).
+ */
+static int run_next_start (struct engine *e)
+{
+    if (e->next_arr < e->n_created && e->R[e->next_arr].arrival <= e->t)
+        take_arrivals (e);
+    if (e->wq_len > 0) {
+        int before = e->n_run;
+        admit (e);
+        if (e->n_run != before)
+            return 1;
+    }
+    return !e->E->reserve_full && e->kv_used + e->n_dec > e->cap;
+}
+
+/* Credit 's' decode steps to the first 'n' running requests. */
+static void run_credit (struct engine *e, int n, long s)
+{
+    for (int j = 0; j < n; j++) {
+        struct req *q = &e->R[e->run[j]];
+        q->gen += (int)s;
+        if (!e->E->reserve_full)
+            q->kv += (double)s;
+    }
+}
+
+/* Credit 's' decode steps to every running request, the last of which
+ * finished some of them (at the current clock): retire those as
+ * apply_step does, and set the decode set of the rest.  Returns the
+ * fewest output tokens any of the rest has left.
+ */
+static long run_retire (struct engine *e, long s)
+{
+    int keep = 0;
+    long left = LONG_MAX;
+    long long ctx = 0, freed = 0; /* whole tokens: exact */
+    run_credit (e, e->n_run, s);
+    for (int j = 0; j < e->n_run; j++) {
+        int id = e->run[j];
+        struct req *q = &e->R[id];
+        if (q->gen < q->out) {
+            e->run[keep++] = id;
+            ctx += q->in + q->gen;
+            if (q->out - q->gen < left)
+                left = q->out - q->gen;
+            continue;
+        }
+        q->t_done = e->t;
+        freed += (long long)q->kv;
+        q->kv = 0;
+        e->done++;
+        if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
+            e->R[e->n_created].arrival = e->t;
+            e->n_created++;
+        }
+    }
+    e->n_run = e->n_dec = keep;
+    e->dec_ctx = (double)ctx;
+    e->kv_used -= (double)freed;
+    if (e->kv_used > e->kv_peak)
+        e->kv_peak = e->kv_used;
+    return left;
+}
+
+/* Decode steps of one decode set up to 'most', each followed by the next
+ * step's start; '*stop' when that start ends the run.  Returns the steps.
+ */
+static long run_steps (struct engine *e, const struct gp__decode_step *d,
+                       long most, int *stop)
+{
+    int n_dec = e->n_dec;
+    long long ctx = (long long)e->dec_ctx; /* a whole number of tokens */
+    double kv_step = e->E->reserve_full ? 0.0 : (double)n_dec;
+    long s = 0;
+    *stop = 0;
+    while (s < most) {
+        e->t += gp__infer_decode_time (d, (double)ctx);
+        s++;
+        ctx += n_dec;
+        e->kv_used += kv_step; /* whole tokens: exact */
+        if (e->kv_used > e->kv_peak)
+            e->kv_peak = e->kv_used;
+        /* nothing due, nobody waiting, room for the next token: the next
+         * start changes nothing (the common case, without a call) */
+        if (e->wq_len == 0
+            && !(e->next_arr < e->n_created
+                 && e->R[e->next_arr].arrival <= e->t)
+            && e->kv_used + kv_step <= e->cap)
+            continue;
+        if (run_next_start (e)) {
+            *stop = 1;
+            break;
+        }
+    }
+    e->dec_ctx = (double)ctx;
+    e->iters += s;
+    e->batch_sum += (double)s * n_dec; /* whole numbers: exact */
+    return s;
+}
+
+/* A run of decode-only steps (docs/model/inference.md, "Simulator
+ * speed"): while every running request decodes, none is prefilling and the
+ * decoders fit the token budget, a step changes only the clock, the
+ * context (one token per decoder) and, with incremental allocation, the KV
+ * use (one token per decoder).  Those steps are taken here in O(1) each,
+ * with the same arithmetic as the general loop (the same bits); the tokens
+ * are credited to the requests when a request finishes (retired here as
+ * the general loop does), and the run goes on until a request is admitted,
+ * the KV cache would preempt, or nothing runs.  The caller has prepared
+ * the first step (arrivals, admission, decode set).  Returns the steps
+ * taken (0: none, take the general step).
+ */
+static long decode_run (struct engine *e)
+{
+    long left = LONG_MAX, total = 0;
+    for (int j = 0; j < e->n_run; j++) {
+        const struct req *q = &e->R[e->run[j]];
+        if (q->out - q->gen < left)
+            left = q->out - q->gen;
+    }
+    while (e->iters <= 200000000L) {
+        struct gp__decode_step d;
+        gp__infer_decode_prep (e->m, e->n_dec, &d);
+        int stop = 0, n = e->n_run;
+        long s = left > 1 ? run_steps (e, &d, left - 1, &stop) : 0;
+        total += s;
+        if (stop) {
+            run_credit (e, n, s);
+            return total;
+        }
+        /* the step that finishes the requests with 'left' tokens left */
+        e->t += gp__infer_decode_time (&d, e->dec_ctx);
+        if (!e->E->reserve_full)
+            e->kv_used += (double)e->n_dec;
+        e->iters++;
+        e->batch_sum += (double)e->n_dec;
+        total++;
+        left = run_retire (e, s + 1);
+        if (e->n_run == 0 || run_next_start (e))
+            return total;
+    }
+    return total;
+}
+
 /* The engine loop until every request is done. */
 static int run_engine (struct engine *e, gp_error_t *err)
 {
@@ -405,9 +557,17 @@ static int run_engine (struct engine *e, gp_error_t *err)
         if (e->n_run == 0) /* cannot happen after the fit check */
             return gp_errprintf (err, GP_EINTERNAL, "simulate: stalled");
         decode_set (e);
+        int all_dec = e->n_dec <= E->max_num_tokens || E->max_num_tokens <= 0;
+        double budget = E->max_num_tokens > 0 ? E->max_num_tokens : 8192;
+        if (e->jump && all_dec && e->n_pre == 0 && e->n_dec == e->n_run
+            && e->n_dec <= budget) {
+            if (e->n_run > e->max_b)
+                e->max_b = e->n_run;
+            if (decode_run (e) > 0)
+                continue;
+        }
         struct gp_iter_load L;
         build_load (e, &L);
-        int all_dec = e->n_dec <= E->max_num_tokens || E->max_num_tokens <= 0;
         e->t += gp_infer_iter_time (e->m, &L, NULL);
         e->iters++;
         e->batch_sum += L.n_decode + (L.n_logits - L.n_decode);
@@ -419,6 +579,48 @@ static int run_engine (struct engine *e, gp_error_t *err)
                                  "simulate: iteration limit");
     }
     return 0;
+}
+
+/* Sort 'v' (n values, no NaN) ascending: an LSD radix sort, eight bits a
+ * pass, of the IEEE-754 bit patterns mapped to unsigned integers in the
+ * order of the values (sign bit set on non-negatives, all bits flipped on
+ * negatives); passes where every key has the same byte are skipped.  The
+ * result is the array any correct sort gives (equal keys are equal
+ * values), faster than qsort's comparator calls.  'k' has room for 2n.
+ */
+static void sort_values (double *v, size_t n, uint64_t *k)
+{
+    static const uint64_t top = 0x8000000000000000ULL;
+    uint64_t *a = k, *b = k + n;
+    size_t cnt[8][256];
+    memset (cnt, 0, sizeof cnt);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u;
+        memcpy (&u, &v[i], sizeof u);
+        u = (u & top) ? ~u : u | top;
+        a[i] = u;
+        for (int d = 0; d < 8; d++)
+            cnt[d][(u >> (8 * d)) & 0xff]++;
+    }
+    for (int d = 0; d < 8; d++) {
+        size_t *c = cnt[d], sum = 0;
+        if (n == 0 || c[(a[0] >> (8 * d)) & 0xff] == n)
+            continue; /* one bucket: the order stands */
+        for (int j = 0; j < 256; j++) {
+            size_t x = c[j];
+            c[j] = sum;
+            sum += x;
+        }
+        for (size_t i = 0; i < n; i++)
+            b[c[(a[i] >> (8 * d)) & 0xff]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = (a[i] & top) ? a[i] & ~top : ~a[i];
+        memcpy (&v[i], &u, sizeof u);
+    }
 }
 
 /* Statistics over the measured window (warm-up requests skipped). */
@@ -437,7 +639,7 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     double *done_t = e->s_e2e; /* reuse as scratch, refilled below */
     for (int i = 0; i < n; i++)
         done_t[i] = R[i].t_done;
-    qsort (done_t, (size_t)n, sizeof (double), gp__cmp_double);
+    sort_values (done_t, (size_t)n, e->keys);
     double t0 = (skip > 0 && w->arrivals == GP_ARR_CLOSED) ? done_t[skip - 1]
                                                          : 0.0;
     double t_end = done_t[n - 1];
@@ -474,10 +676,10 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     }
     res->ttft_mean_s = mean_of (e->s_ttft, k);
     res->tpot_mean_s = mean_of (e->s_tpot, kt);
-    qsort (e->s_ttft, k, sizeof (double), gp__cmp_double);
-    qsort (e->s_tpot, kt, sizeof (double), gp__cmp_double);
-    qsort (e->s_e2e, k, sizeof (double), gp__cmp_double);
-    qsort (e->s_q, k, sizeof (double), gp__cmp_double);
+    sort_values (e->s_ttft, k, e->keys);
+    sort_values (e->s_tpot, kt, e->keys);
+    sort_values (e->s_e2e, k, e->keys);
+    sort_values (e->s_q, k, e->keys);
     res->ttft_p50_s = gp__percentile (e->s_ttft, k, 0.50);
     res->ttft_p95_s = gp__percentile (e->s_ttft, k, 0.95);
     res->ttft_p99_s = gp__percentile (e->s_ttft, k, 0.99);
@@ -499,6 +701,13 @@ int gp_infer_simulate (const struct gp_serve_model *m,
                        struct gp_sim_result *res,
                        gp_error_t *err)
 {
+    return gp__infer_simulate_steps (m, w, 1, res, err);
+}
+
+int gp__infer_simulate_steps (const struct gp_serve_model *m,
+                              const struct gp_workload *w, int jump,
+                              struct gp_sim_result *res, gp_error_t *err)
+{
     if (!m || !w || !res)
         return gp_errprintf (err, GP_EINVAL, "simulate: missing argument");
     if (w->in_len < 1 || w->out_len < 1)
@@ -517,6 +726,7 @@ int gp_infer_simulate (const struct gp_serve_model *m,
     e.conc = w->concurrency > 0 ? w->concurrency : 1;
     e.cap = m->kv_capacity_tokens;
     e.qmax_at_last_arrival = -1;
+    e.jump = jump;
     int rc = engine_alloc (&e, err);
     if (rc)
         return rc;
