@@ -85,6 +85,15 @@ const char *gp_sim_size_class_str (int c)
     return c >= 0 && c < GP_SIM_N_SIZE_CLASSES ? size_names[c] : NULL;
 }
 
+/* GPUs of a job as the simulator counts them (create.c: 0 means 1);
+ * per-job figures come from the job set and the results, finished jobs
+ * having no state slot.
+ */
+static int job_n (const struct gp_job *g)
+{
+    return g->n_gpus > 0 ? g->n_gpus : 1;
+}
+
 static int size_class (int n)
 {
     if (n <= 1)
@@ -106,7 +115,7 @@ static double totals (struct gp_sim *s)
     struct gp_sim_metrics *m = &s->m;
     size_t n = s->n;
     double t_end = s->now;
-    m->start_s = n ? s->jobs[s->order[0]].submit : 0;
+    m->start_s = n ? s->js->jobs[s->order[0]].submit_s : 0;
     for (size_t i = 0; i < n; i++) {
         const struct gp_job_result *r = &s->res[i];
         if (r->state == GP_JOB_DONE)
@@ -151,14 +160,14 @@ static void waits (struct gp_sim *s, double t_end, double *buf, double *buf2)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const struct gp_job_result *r = &s->res[i];
-        const struct sjob *jb = &s->jobs[i];
+        const struct gp_job *g = &s->js->jobs[i];
         if (r->state == GP_JOB_UNFIT)
             continue;
-        double w = r->first_start_s >= 0 ? r->wait_s : t_end - jb->submit;
+        double w = r->first_start_s >= 0 ? r->wait_s : t_end - g->submit_s;
         buf[k++] = w;
-        if (jb->n >= m->large_job_gpus && w > m->starve_large_max_wait_s)
+        if (job_n (g) >= m->large_job_gpus && w > m->starve_large_max_wait_s)
             m->starve_large_max_wait_s = w;
-        if (jb->duration >= m->long_job_s && w > m->starve_long_max_wait_s)
+        if (g->duration_s >= m->long_job_s && w > m->starve_long_max_wait_s)
             m->starve_long_max_wait_s = w;
     }
     stats (buf, k, &m->wait);
@@ -167,10 +176,10 @@ static void waits (struct gp_sim *s, double t_end, double *buf, double *buf2)
         for (size_t i = 0; i < n; i++) {
             const struct gp_job_result *r = &s->res[i];
             if (r->state == GP_JOB_UNFIT
-                || size_class (s->jobs[i].n) != c)
+                || size_class (job_n (&s->js->jobs[i])) != c)
                 continue;
             buf[k++] = r->first_start_s >= 0 ? r->wait_s
-                                             : t_end - s->jobs[i].submit;
+                                             : t_end - s->js->jobs[i].submit_s;
         }
         stats (buf, k, &m->wait_by_size[c]);
     }
@@ -180,8 +189,8 @@ static void waits (struct gp_sim *s, double t_end, double *buf, double *buf2)
         struct gp_job_result *r = &s->res[i];
         if (r->state != GP_JOB_DONE)
             continue;
-        double jct = r->end_s - s->jobs[i].submit;
-        r->slowdown = jct / s->jobs[i].duration;
+        double jct = r->end_s - s->js->jobs[i].submit_s;
+        r->slowdown = jct / s->js->jobs[i].duration_s;
         buf[k] = jct;
         buf2[k] = r->slowdown;
         k++;
@@ -223,7 +232,7 @@ static void teams (struct gp_sim *s, double t_end, double *buf)
         mt->n_preempted = st2->n_preempted;
         k = 0;
         for (size_t i = 0; i < n; i++) {
-            if (s->jobs[i].team != (int32_t)t)
+            if (s->js->jobs[i].team != (int32_t)t)
                 continue;
             const struct gp_job_result *r = &s->res[i];
             mt->n_jobs++;
@@ -232,7 +241,7 @@ static void teams (struct gp_sim *s, double t_end, double *buf)
             if (r->state == GP_JOB_UNFIT)
                 continue;
             buf[k++] = r->first_start_s >= 0 ? r->wait_s
-                                             : t_end - s->jobs[i].submit;
+                                             : t_end - s->js->jobs[i].submit_s;
         }
         stats (buf, k, &mt->wait);
         if (mt->n_jobs)
