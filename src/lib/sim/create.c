@@ -263,18 +263,13 @@ static int init_jobs (struct gp_sim *s, const struct gp_jobset *js,
                                  "GPUs >= 0 and the team known",
                                  (long long)g->id, g->line);
         }
-        struct gp_job_result *r = &s->res[i];
-        r->state = GP_JOB_UNFINISHED;
-        r->first_start_s = r->last_start_s = r->end_s = -1;
         if (gp__job_activate (s, (uint32_t)i)) {
             free (team_n);
             return gp_errprintf (err, GP_ENOMEM, "out of memory");
         }
         int32_t n = SJ (s, i)->n;
-        if (n > gp__capacity_for (s, (uint32_t)i)) {
-            s->st[i] = S_UNFIT;
-            r->state = GP_JOB_UNFIT;
-        }
+        if (n > gp__capacity_for (s, (uint32_t)i))
+            s->st[i] = S_UNFIT; /* its result: engine.c, at arrival */
         gp__job_retire (s, (uint32_t)i);
         team_n[g->team]++;
     }
@@ -350,7 +345,7 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
     size_t n = s->n ? s->n : 1;
     s->slot = malloc (n * sizeof *s->slot);
     s->st = calloc (n, sizeof *s->st);
-    s->res = calloc (n, sizeof *s->res);
+    s->res = calloc (n, sizeof *s->res); /* written in gp_sim_run */
     s->order = malloc (n * sizeof *s->order);
     s->ppos = malloc (n * sizeof *s->ppos);
     s->vpos = malloc (n * sizeof *s->vpos);

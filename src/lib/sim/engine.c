@@ -326,13 +326,18 @@ static int use_tree (const struct gp_sim *s)
     return 1;
 }
 
-int gp_sim_run (struct gp_sim *s, gp_error_t *err)
+/* The result of job 'j' as it arrives (results are written in arrival
+ * order, so their pages are touched as the replay advances).
+ */
+static void result_init (struct gp_sim *s, uint32_t j)
 {
-    if (!s)
-        return gp_errprintf (err, GP_EINVAL, "gp_sim_run: NULL argument");
-    if (s->ran)
-        return gp_errprintf (err, GP_EINVAL, "gp_sim_run: already run");
-    s->ran = 1;
+    struct gp_job_result *r = &s->res[j];
+    r->state = s->st[j] == S_UNFIT ? GP_JOB_UNFIT : GP_JOB_UNFINISHED;
+    r->first_start_s = r->last_start_s = r->end_s = -1;
+}
+
+static int run (struct gp_sim *s, gp_error_t *err)
+{
     struct pass ps;
     memset (&ps, 0, sizeof ps);
     ps.tcap = 256;
@@ -376,6 +381,7 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
         while (s->cursor < s->n
                && s->js->jobs[s->order[s->cursor]].submit_s <= t) {
             uint32_t j = s->order[s->cursor++];
+            result_init (s, j);
             s->n_events++;
             s->ev_by_kind[4]++;
             if (s->st[j] == S_UNFIT)
@@ -405,5 +411,22 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
         return gp_errprintf (err, rc, "simulation: out of memory");
     if (s->cfg.progress)
         s->cfg.progress (1.0, s->cfg.progress_arg);
+    /* the pending-set indexes are not needed for the summary */
+    gp__pidx_free (s);
+    gp__ptreap_free (s);
     return gp__metrics_finish (s, err);
+}
+
+int gp_sim_run (struct gp_sim *s, gp_error_t *err)
+{
+    if (!s)
+        return gp_errprintf (err, GP_EINVAL, "gp_sim_run: NULL argument");
+    if (s->ran)
+        return gp_errprintf (err, GP_EINVAL, "gp_sim_run: already run");
+    s->ran = 1;
+    int rc = run (s, err);
+    /* jobs that did not arrive (a run that stopped on an error) */
+    for (size_t c = s->cursor; c < s->n; c++)
+        result_init (s, s->order[c]);
+    return rc;
 }
