@@ -9,7 +9,7 @@
 # and prints wall time, CPU time (user + system: steadier than wall time on
 # a shared machine) and maximum RSS of each, with the 1 GB limit.
 #
-#   bench/trace_mem.sh [BUILD] [ROWS]
+#   [BEFORE=DIR] bench/trace_mem.sh [BUILD] [ROWS]
 set -euo pipefail
 build=${1:-build}
 rows=${2:-5000000}
@@ -38,6 +38,14 @@ measure () {
     "$name" "$rows" "$wall" "$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')" "$mb" "$verdict"
 }
 measure read "$build/bench/bench_trace_read" "$trace"
+# BEFORE=DIR: also measure DIR/gpuplan, a build of an earlier tree, in the
+# same run (before/after comparisons in bench/trace_mem.md)
+if [ -n "${BEFORE:-}" ]; then
+  keep=$status  # the earlier build's verdict does not set the exit status
+  measure simulate_before "$BEFORE/gpuplan" simulate \
+    --cluster examples/cluster.yaml --trace "$trace" --json
+  status=$keep
+fi
 measure simulate "$build/gpuplan" simulate --cluster examples/cluster.yaml \
   --trace "$trace" --json
 exit $status

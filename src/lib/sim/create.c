@@ -168,15 +168,68 @@ static int init_teams (struct gp_sim *s, gp_error_t *err)
     return 0;
 }
 
-/* The simulator's view of every job: required pool resolved, defaults
- * of the configuration applied, jobs that can never fit marked unfit;
- * team queues sized.  0 or an error with 'err'.
+int gp__job_activate (struct gp_sim *s, uint32_t j)
+{
+    uint32_t k;
+    if (s->n_free)
+        k = s->free_slots[--s->n_free];
+    else {
+        if (s->n_jobs_used == s->n_jobs_cap) {
+            size_t cap = s->n_jobs_cap ? 2 * s->n_jobs_cap : 64;
+            struct sjob *a = realloc (s->jobs, cap * sizeof *a);
+            uint32_t *f = a ? realloc (s->free_slots, cap * sizeof *f) : NULL;
+            if (a)
+                s->jobs = a;
+            if (!f)
+                return GP_ENOMEM;
+            s->free_slots = f;
+            s->n_jobs_cap = cap;
+        }
+        k = (uint32_t)s->n_jobs_used++;
+    }
+    s->slot[j] = k;
+    const struct gp_job *g = &s->js->jobs[j];
+    struct sjob *jb = &s->jobs[k];
+    memset (jb, 0, sizeof *jb);
+    jb->submit = g->submit_s;
+    jb->duration = jb->remaining = g->duration_s;
+    jb->n = g->n_gpus > 0 ? g->n_gpus : 1;
+    jb->milli = (int16_t)(g->gpu_milli > 0 && g->gpu_milli < 1000
+                                  && jb->n == 1
+                              ? g->gpu_milli
+                              : 1000);
+    jb->sgpu = -1;
+    jb->team = g->team;
+    jb->prio = g->priority ? g->priority : s->teams[g->team].prio;
+    jb->pool_req = g->pool >= 0 ? s->pool_map[g->pool] : -1;
+    jb->pool_used = -1;
+    jb->ckpt = g->ckpt_interval_s > 0 ? g->ckpt_interval_s
+                                      : s->cfg.ckpt_interval_s;
+    jb->comm = g->comm_share > 0 ? g->comm_share : s->cfg.comm_share;
+    jb->seg_factor = 1;
+    return 0;
+}
+
+void gp__job_retire (struct gp_sim *s, uint32_t j)
+{
+    struct sjob *jb = SJ (s, j);
+    if (jb->n_alloc > 1)
+        free (jb->many);
+    jb->many = NULL;
+    jb->n_alloc = 0;
+    s->free_slots[s->n_free++] = s->slot[j];
+    s->slot[j] = NONE;
+}
+
+/* Check every job (required pool known, values in range), mark jobs that
+ * can never fit unfit, size the team queues.  0 or an error with 'err'.
  */
 static int init_jobs (struct gp_sim *s, const struct gp_jobset *js,
                       gp_error_t *err)
 {
     /* Per-pool name resolution of jobs that require a pool. */
-    int *pmap = calloc (js->n_pools ? js->n_pools : 1, sizeof *pmap);
+    int *pmap = s->pool_map = calloc (js->n_pools ? js->n_pools : 1,
+                                      sizeof *pmap);
     if (!pmap)
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
     for (size_t i = 0; i < js->n_pools; i++) {
@@ -186,61 +239,40 @@ static int init_jobs (struct gp_sim *s, const struct gp_jobset *js,
                 pmap[i] = (int)p;
     }
     size_t *team_n = calloc (s->n_teams ? s->n_teams : 1, sizeof *team_n);
-    if (!team_n) {
-        free (pmap);
+    if (!team_n)
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
-    }
     for (size_t i = 0; i < s->n; i++) {
         const struct gp_job *g = &js->jobs[i];
-        struct sjob *jb = &s->jobs[i];
         s->ppos[i] = s->vpos[i] = s->epos[i] = -1;
         s->order[i] = (uint32_t)i;
+        s->slot[i] = NONE;
         if (g->pool >= 0 && (size_t)g->pool < js->n_pools
             && pmap[g->pool] < 0) {
             free (team_n);
-            int rc = gp_errprintf (err, GP_ENOTFOUND,
-                                   "job %lld (line %u) requires pool '%s', "
-                                   "which the cluster '%s' does not have",
-                                   (long long)g->id, g->line,
-                                   js->pools[g->pool], s->cfg.cluster->name);
-            free (pmap);
-            return rc;
+            return gp_errprintf (err, GP_ENOTFOUND,
+                                 "job %lld (line %u) requires pool '%s', "
+                                 "which the cluster '%s' does not have",
+                                 (long long)g->id, g->line,
+                                 js->pools[g->pool], s->cfg.cluster->name);
         }
         if (!(g->duration_s > 0) || !isfinite (g->submit_s) || g->n_gpus < 0
             || g->team < 0 || (size_t)g->team >= js->n_teams) {
-            free (pmap);
             free (team_n);
             return gp_errprintf (err, GP_EINVAL,
                                  "job %lld (line %u): duration must be > 0, "
                                  "GPUs >= 0 and the team known",
                                  (long long)g->id, g->line);
         }
-        jb->submit = g->submit_s;
-        jb->duration = jb->remaining = g->duration_s;
-        jb->n = g->n_gpus > 0 ? g->n_gpus : 1;
-        jb->milli = (int16_t)(g->gpu_milli > 0 && g->gpu_milli < 1000
-                                      && jb->n == 1
-                                  ? g->gpu_milli
-                                  : 1000);
-        jb->sgpu = -1;
-        jb->team = g->team;
-        jb->prio = g->priority ? g->priority : s->teams[g->team].prio;
-        jb->pool_req = g->pool >= 0 ? pmap[g->pool] : -1;
-        jb->pool_used = -1;
-        jb->ckpt = g->ckpt_interval_s > 0 ? g->ckpt_interval_s
-                                          : s->cfg.ckpt_interval_s;
-        jb->comm = g->comm_share > 0 ? g->comm_share : s->cfg.comm_share;
-        jb->seg_factor = 1;
-        struct gp_job_result *r = &s->res[i];
-        r->state = GP_JOB_UNFINISHED;
-        r->first_start_s = r->last_start_s = r->end_s = -1;
-        if (jb->n > gp__capacity_for (s, (uint32_t)i)) {
-            jb->state = S_UNFIT;
-            r->state = GP_JOB_UNFIT;
+        if (gp__job_activate (s, (uint32_t)i)) {
+            free (team_n);
+            return gp_errprintf (err, GP_ENOMEM, "out of memory");
         }
-        team_n[jb->team]++;
+        int32_t n = SJ (s, i)->n;
+        if (n > gp__capacity_for (s, (uint32_t)i))
+            s->st[i] = S_UNFIT; /* its result: engine.c, at arrival */
+        gp__job_retire (s, (uint32_t)i);
+        team_n[g->team]++;
     }
-    free (pmap);
     for (size_t t = 0; t < s->n_teams; t++)
         if ((s->ops->flags & GP_POLICY_TEAMS)
             && gp__jheap_grow (&s->teams[t].q, team_n[t] + 1)) {
@@ -260,7 +292,7 @@ static int arrival_order (struct gp_sim *s)
     if (!keys)
         return -1;
     for (size_t i = 0; i < s->n; i++)
-        keys[i] = (struct skey){s->jobs[i].submit, (uint32_t)i};
+        keys[i] = (struct skey){s->js->jobs[i].submit_s, (uint32_t)i};
     qsort (keys, s->n, sizeof *keys, by_submit);
     for (size_t i = 0; i < s->n; i++)
         s->order[i] = keys[i].j;
@@ -311,13 +343,16 @@ struct gp_sim *gp_sim_create (const struct gp_sim_config *cfg,
     s->n = js->n_jobs;
     s->rng = cfg->seed ^ 0x6a09e667f3bcc909ULL;
     size_t n = s->n ? s->n : 1;
-    s->jobs = calloc (n, sizeof *s->jobs);
-    s->res = calloc (n, sizeof *s->res);
+    s->slot = malloc (n * sizeof *s->slot);
+    s->st = calloc (n, sizeof *s->st);
+    s->res = calloc (n, sizeof *s->res); /* written in gp_sim_run */
     s->order = malloc (n * sizeof *s->order);
     s->ppos = malloc (n * sizeof *s->ppos);
     s->vpos = malloc (n * sizeof *s->vpos);
     s->epos = malloc (n * sizeof *s->epos);
-    if (!s->jobs || !s->res || !s->order || !s->ppos || !s->vpos || !s->epos)
+    if (s->slot)
+        memset (s->slot, 0xff, n * sizeof *s->slot); /* NONE */
+    if (!s->slot || !s->st || !s->res || !s->order || !s->ppos || !s->vpos || !s->epos)
         goto nomem;
     if (gp__cluster_init (s, err))
         goto fail;
@@ -354,9 +389,9 @@ void gp_sim_destroy (struct gp_sim *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; s->jobs && i < s->n; i++)
-        if (s->jobs[i].n_alloc > 1)
-            free (s->jobs[i].many);
+    for (size_t i = 0; s->slot && s->jobs && i < s->n; i++)
+        if (s->slot[i] != NONE && SJ (s, i)->n_alloc > 1)
+            free (SJ (s, i)->many);
     for (size_t t = 0; s->teams && t < s->n_teams; t++)
         free (s->teams[t].q.a);
     free (s->teams);
@@ -374,6 +409,10 @@ void gp_sim_destroy (struct gp_sim *s)
     free (s->pend_size);
     free (s->ev);
     free (s->jobs);
+    free (s->free_slots);
+    free (s->slot);
+    free (s->st);
+    free (s->pool_map);
     free (s->res);
     free (s->order);
     free (s->series);

@@ -73,9 +73,9 @@ void gp__pend_remove (struct gp_sim *s, uint32_t j)
 
 static void push_pending (struct gp_sim *s, uint32_t j)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     double k[2] = {jb->submit, 0};
-    jb->state = S_PENDING;
+    s->st[j] = S_PENDING;
     jb->since = s->now;
     s->ops->pending_key (SCHED (s), j, k);
     if (s->ops->flags & GP_POLICY_TEAMS)
@@ -89,7 +89,7 @@ static void push_pending (struct gp_sim *s, uint32_t j)
 /* Take 'j' out of the pending structures (after it was popped). */
 static void leave_pending (struct gp_sim *s, uint32_t j)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     s->n_pending--;
     s->pend_size[size_slot (s, jb->n)]--;
     s->res[j].queued_s += s->now - jb->since;
@@ -97,10 +97,10 @@ static void leave_pending (struct gp_sim *s, uint32_t j)
 
 int gp__start_job (struct gp_sim *s, uint32_t j)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     struct gp_job_result *r = &s->res[j];
     leave_pending (s, j);
-    jb->state = S_RUNNING;
+    s->st[j] = S_RUNNING;
     jb->seg_start = s->now;
     jb->seg_over = jb->ran ? s->cfg.restart_cost_s : 0;
     jb->seg_factor = gp__slowdown (s, j);
@@ -153,7 +153,7 @@ int gp__start_job (struct gp_sim *s, uint32_t j)
  */
 void gp__stop_job (struct gp_sim *s, uint32_t j, int done)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     double L = s->now - jb->seg_start;
     double o = L < jb->seg_over ? L : jb->seg_over;
     double w = (L - o) / jb->seg_factor;
@@ -195,12 +195,13 @@ void gp__stop_job (struct gp_sim *s, uint32_t j, int done)
 
 static void finish_job (struct gp_sim *s, uint32_t j)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     gp__stop_job (s, j, 1);
-    jb->state = S_DONE;
+    s->st[j] = S_DONE;
     s->useful_gpu_s += JOB_GPUS (jb) * jb->duration;
     s->res[j].state = GP_JOB_DONE;
     s->res[j].end_s = s->now;
+    gp__job_retire (s, j);
 }
 
 void gp__requeue (struct gp_sim *s, uint32_t j, int failed)
@@ -211,7 +212,7 @@ void gp__requeue (struct gp_sim *s, uint32_t j, int failed)
     } else {
         s->res[j].n_preempt++;
         s->n_preempt++;
-        s->teams[s->jobs[j].team].n_preempted++;
+        s->teams[SJ (s, j)->team].n_preempted++;
     }
     push_pending (s, j);
 }
@@ -228,15 +229,19 @@ static int on_event (struct gp_sim *s, const struct event *e)
 {
     switch (e->kind) {
     case EV_FINISH: {
-        struct sjob *jb = &s->jobs[e->j];
-        if (jb->state != S_RUNNING || jb->gen != e->gen)
+        if (s->st[e->j] != S_RUNNING)
+            return 0; /* done jobs have no state slot */
+        struct sjob *jb = SJ (s, e->j);
+        if (jb->gen != e->gen)
             return 0;
         finish_job (s, e->j);
         return 0;
     }
     case EV_REKEY: {
-        struct sjob *jb = &s->jobs[e->j];
-        if (jb->state != S_RUNNING || jb->gen != e->gen)
+        if (s->st[e->j] != S_RUNNING)
+            return 0; /* done jobs have no state slot */
+        struct sjob *jb = SJ (s, e->j);
+        if (jb->gen != e->gen)
             return 0;
         double k[2] = {0, 0};
         gp__jheap_remove (&s->vict, e->j);
@@ -258,7 +263,7 @@ static int on_event (struct gp_sim *s, const struct event *e)
             uint32_t *kill = NULL;
             for (size_t i = 0; i < s->vict.n; i++) {
                 uint32_t j = s->vict.a[i].j;
-                const struct sjob *jb = &s->jobs[j];
+                const struct sjob *jb = SJ (s, j);
                 const struct alloc *a = jb->n_alloc == 1 ? &jb->one
                                                          : jb->many;
                 for (int32_t k = 0; k < jb->n_alloc; k++)
@@ -321,13 +326,18 @@ static int use_tree (const struct gp_sim *s)
     return 1;
 }
 
-int gp_sim_run (struct gp_sim *s, gp_error_t *err)
+/* The result of job 'j' as it arrives (results are written in arrival
+ * order, so their pages are touched as the replay advances).
+ */
+static void result_init (struct gp_sim *s, uint32_t j)
 {
-    if (!s)
-        return gp_errprintf (err, GP_EINVAL, "gp_sim_run: NULL argument");
-    if (s->ran)
-        return gp_errprintf (err, GP_EINVAL, "gp_sim_run: already run");
-    s->ran = 1;
+    struct gp_job_result *r = &s->res[j];
+    r->state = s->st[j] == S_UNFIT ? GP_JOB_UNFIT : GP_JOB_UNFINISHED;
+    r->first_start_s = r->last_start_s = r->end_s = -1;
+}
+
+static int run (struct gp_sim *s, gp_error_t *err)
+{
     struct pass ps;
     memset (&ps, 0, sizeof ps);
     ps.tcap = 256;
@@ -347,14 +357,14 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
     }
     if (s->n)
-        s->t_last = s->jobs[s->order[0]].submit;
+        s->t_last = s->js->jobs[s->order[0]].submit_s;
     if (s->cfg.node_mtbf_s > 0 && s->n)
         rc = gp__ev_push (s, s->t_last + -log (unif (s)) * s->cfg.node_mtbf_s
                              / (double)s->n_nodes,
                       EV_FAIL, 0, 0);
     size_t tick = 0;
     while (!rc && more_work (s)) {
-        double ta = s->cursor < s->n ? s->jobs[s->order[s->cursor]].submit
+        double ta = s->cursor < s->n ? s->js->jobs[s->order[s->cursor]].submit_s
                                      : INFINITY;
         double te = s->n_ev ? s->ev[0].t : INFINITY;
         double t = ta < te ? ta : te;
@@ -369,12 +379,17 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
             rc = on_event (s, &e);
         }
         while (s->cursor < s->n
-               && s->jobs[s->order[s->cursor]].submit <= t) {
+               && s->js->jobs[s->order[s->cursor]].submit_s <= t) {
             uint32_t j = s->order[s->cursor++];
+            result_init (s, j);
             s->n_events++;
             s->ev_by_kind[4]++;
-            if (s->jobs[j].state == S_UNFIT)
+            if (s->st[j] == S_UNFIT)
                 continue;
+            if (gp__job_activate (s, j)) {
+                rc = GP_ENOMEM;
+                break;
+            }
             push_pending (s, j);
         }
         if (!rc)
@@ -396,5 +411,22 @@ int gp_sim_run (struct gp_sim *s, gp_error_t *err)
         return gp_errprintf (err, rc, "simulation: out of memory");
     if (s->cfg.progress)
         s->cfg.progress (1.0, s->cfg.progress_arg);
+    /* the pending-set indexes are not needed for the summary */
+    gp__pidx_free (s);
+    gp__ptreap_free (s);
     return gp__metrics_finish (s, err);
+}
+
+int gp_sim_run (struct gp_sim *s, gp_error_t *err)
+{
+    if (!s)
+        return gp_errprintf (err, GP_EINVAL, "gp_sim_run: NULL argument");
+    if (s->ran)
+        return gp_errprintf (err, GP_EINVAL, "gp_sim_run: already run");
+    s->ran = 1;
+    int rc = run (s, err);
+    /* jobs that did not arrive (a run that stopped on an error) */
+    for (size_t c = s->cursor; c < s->n; c++)
+        result_init (s, s->order[c]);
+    return rc;
 }

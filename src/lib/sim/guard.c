@@ -46,17 +46,18 @@ int gp__progress_check (const struct gp_sim *s, gp_error_t *err)
         return 0;
     double lim = log (GP_SIM_MAX_ATTEMPTS);
     for (size_t i = 0; i < s->n; i++) {
-        const struct sjob *jb = &s->jobs[i];
-        if (jb->state == S_UNFIT)
+        /* before the run: no job has a state slot yet (create.c) */
+        const struct gp_job *g = &s->js->jobs[i];
+        if (s->st[i] == S_UNFIT)
             continue;
-        double seg = jb->ckpt > 0 && jb->ckpt < jb->duration ? jb->ckpt
-                                                             : jb->duration;
+        double ckpt = g->ckpt_interval_s > 0 ? g->ckpt_interval_s
+                                             : s->cfg.ckpt_interval_s;
+        double seg = ckpt > 0 && ckpt < g->duration_s ? ckpt : g->duration_s;
         double L = s->cfg.restart_cost_s + seg;
         int gpn = s->max_gpn > 0 ? s->max_gpn : 1;
-        double k = ceil ((double)jb->n / gpn);
+        double k = ceil ((double)(g->n_gpus > 0 ? g->n_gpus : 1) / gpn);
         double x = L * k / mtbf;
         if (x > lim) {
-            const struct gp_job *g = &s->js->jobs[i];
             return gp_errprintf (
                 err, GP_EINVAL,
                 "simulation cannot make progress: job %lld (line %u) needs "

@@ -14,29 +14,39 @@
 
 
 
-/* Sort doubles ascending: LSD radix sort, 8 passes of 8 bits over the
- * bit patterns mapped to unsigned order (negative values flipped); the
- * order is qsort's with gp__cmp_double for values that are not NaN.
- * Falls back to qsort without memory.
- */
-static void sort_doubles (double *v, size_t n)
+static uint64_t ld64 (const void *base, size_t i)
 {
-    uint64_t *a = malloc (n * sizeof *a), *b = malloc (n * sizeof *b);
-    if (!a || !b) {
-        free (a);
-        free (b);
+    uint64_t u;
+    memcpy (&u, (const char *)base + 8 * i, sizeof u);
+    return u;
+}
+
+static void st64 (void *base, size_t i, uint64_t u)
+{
+    memcpy ((char *)base + 8 * i, &u, sizeof u);
+}
+
+/* Sort doubles ascending: LSD radix sort, 8 passes of 8 bits over the
+ * bit patterns mapped to unsigned order (negative values flipped), in
+ * place in 'v' with 'tmp' (n entries) as the second buffer; the order is
+ * qsort's with gp__cmp_double for values that are not NaN.  Falls back
+ * to qsort when 'tmp' is NULL.
+ */
+static void sort_doubles (double *v, size_t n, uint64_t *tmp)
+{
+    if (!tmp) {
         qsort (v, n, sizeof *v, gp__cmp_double);
         return;
     }
+    void *a = v, *b = tmp;
     for (size_t i = 0; i < n; i++) {
-        uint64_t u;
-        memcpy (&u, &v[i], sizeof u);
-        a[i] = (u >> 63) ? ~u : u | (1ULL << 63);
+        uint64_t u = ld64 (v, i);
+        st64 (v, i, (u >> 63) ? ~u : u | (1ULL << 63));
     }
     for (int sh = 0; sh < 64; sh += 8) {
         size_t cnt[257] = {0};
         for (size_t i = 0; i < n; i++)
-            cnt[((a[i] >> sh) & 0xff) + 1]++;
+            cnt[((ld64 (a, i) >> sh) & 0xff) + 1]++;
         int one = 0;
         for (int k = 1; k <= 256 && !one; k++)
             one = cnt[k] == n;
@@ -44,28 +54,29 @@ static void sort_doubles (double *v, size_t n)
             continue; /* all equal in this byte */
         for (int k = 0; k < 256; k++)
             cnt[k + 1] += cnt[k];
-        for (size_t i = 0; i < n; i++)
-            b[cnt[(a[i] >> sh) & 0xff]++] = a[i];
-        uint64_t *t = a;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t u = ld64 (a, i);
+            st64 (b, cnt[(u >> sh) & 0xff]++, u);
+        }
+        void *t = a;
         a = b;
         b = t;
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t u = (a[i] >> 63) ? a[i] & ~(1ULL << 63) : ~a[i];
-        memcpy (&v[i], &u, sizeof u);
+        uint64_t u = ld64 (a, i);
+        st64 (v, i, (u >> 63) ? u & ~(1ULL << 63) : ~u);
     }
-    free (a);
-    free (b);
 }
 
-/* Sort 'v' and fill 'st'. */
-static void stats (double *v, size_t n, struct gp_wait_stats *st)
+/* Sort 'v' and fill 'st' ('tmp': scratch of n entries or NULL). */
+static void stats (double *v, size_t n, struct gp_wait_stats *st,
+                   uint64_t *tmp)
 {
     memset (st, 0, sizeof *st);
     st->n = n;
     if (n == 0)
         return;
-    sort_doubles (v, n);
+    sort_doubles (v, n, tmp);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
@@ -83,6 +94,15 @@ static const char *const size_names[GP_SIM_N_SIZE_CLASSES] = {
 const char *gp_sim_size_class_str (int c)
 {
     return c >= 0 && c < GP_SIM_N_SIZE_CLASSES ? size_names[c] : NULL;
+}
+
+/* GPUs of a job as the simulator counts them (create.c: 0 means 1);
+ * per-job figures come from the job set and the results, finished jobs
+ * having no state slot.
+ */
+static int job_n (const struct gp_job *g)
+{
+    return g->n_gpus > 0 ? g->n_gpus : 1;
 }
 
 static int size_class (int n)
@@ -106,7 +126,7 @@ static double totals (struct gp_sim *s)
     struct gp_sim_metrics *m = &s->m;
     size_t n = s->n;
     double t_end = s->now;
-    m->start_s = n ? s->jobs[s->order[0]].submit : 0;
+    m->start_s = n ? s->js->jobs[s->order[0]].submit_s : 0;
     for (size_t i = 0; i < n; i++) {
         const struct gp_job_result *r = &s->res[i];
         if (r->state == GP_JOB_DONE)
@@ -138,10 +158,11 @@ static double totals (struct gp_sim *s)
     return t_end;
 }
 
-/* Waits by size class, starvation, JCT and slowdown ('buf', 'buf2':
+/* Waits by size class, starvation, JCT and slowdown ('buf', 'tmp':
  * scratch of n entries).
  */
-static void waits (struct gp_sim *s, double t_end, double *buf, double *buf2)
+static void waits (struct gp_sim *s, double t_end, double *buf,
+                   uint64_t *tmp)
 {
     struct gp_sim_metrics *m = &s->m;
     size_t n = s->n;
@@ -151,28 +172,28 @@ static void waits (struct gp_sim *s, double t_end, double *buf, double *buf2)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const struct gp_job_result *r = &s->res[i];
-        const struct sjob *jb = &s->jobs[i];
+        const struct gp_job *g = &s->js->jobs[i];
         if (r->state == GP_JOB_UNFIT)
             continue;
-        double w = r->first_start_s >= 0 ? r->wait_s : t_end - jb->submit;
+        double w = r->first_start_s >= 0 ? r->wait_s : t_end - g->submit_s;
         buf[k++] = w;
-        if (jb->n >= m->large_job_gpus && w > m->starve_large_max_wait_s)
+        if (job_n (g) >= m->large_job_gpus && w > m->starve_large_max_wait_s)
             m->starve_large_max_wait_s = w;
-        if (jb->duration >= m->long_job_s && w > m->starve_long_max_wait_s)
+        if (g->duration_s >= m->long_job_s && w > m->starve_long_max_wait_s)
             m->starve_long_max_wait_s = w;
     }
-    stats (buf, k, &m->wait);
+    stats (buf, k, &m->wait, tmp);
     for (int c = 0; c < GP_SIM_N_SIZE_CLASSES; c++) {
         k = 0;
         for (size_t i = 0; i < n; i++) {
             const struct gp_job_result *r = &s->res[i];
             if (r->state == GP_JOB_UNFIT
-                || size_class (s->jobs[i].n) != c)
+                || size_class (job_n (&s->js->jobs[i])) != c)
                 continue;
             buf[k++] = r->first_start_s >= 0 ? r->wait_s
-                                             : t_end - s->jobs[i].submit;
+                                             : t_end - s->js->jobs[i].submit_s;
         }
-        stats (buf, k, &m->wait_by_size[c]);
+        stats (buf, k, &m->wait_by_size[c], tmp);
     }
     /* JCT and slowdown of completed jobs. */
     k = 0;
@@ -180,26 +201,29 @@ static void waits (struct gp_sim *s, double t_end, double *buf, double *buf2)
         struct gp_job_result *r = &s->res[i];
         if (r->state != GP_JOB_DONE)
             continue;
-        double jct = r->end_s - s->jobs[i].submit;
-        r->slowdown = jct / s->jobs[i].duration;
-        buf[k] = jct;
-        buf2[k] = r->slowdown;
-        k++;
+        double jct = r->end_s - s->js->jobs[i].submit_s;
+        r->slowdown = jct / s->js->jobs[i].duration_s;
+        buf[k++] = jct;
     }
     struct gp_wait_stats st;
-    stats (buf, k, &st);
+    stats (buf, k, &st, tmp);
     m->jct_mean_s = st.mean_s;
     m->jct_p50_s = st.p50_s;
     m->jct_p95_s = st.p95_s;
     m->jct_p99_s = st.p99_s;
-    stats (buf2, k, &st);
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s->res[i].state == GP_JOB_DONE)
+            buf[k++] = s->res[i].slowdown;
+    stats (buf, k, &st, tmp);
     m->slowdown_mean = st.mean_s;
     m->slowdown_p50 = st.p50_s;
     m->slowdown_p95 = st.p95_s;
 }
 
 /* Per-team waits and shares, entitlements and Jain's index. */
-static void teams (struct gp_sim *s, double t_end, double *buf)
+static void teams (struct gp_sim *s, double t_end, double *buf,
+                   uint64_t *tmp)
 {
     struct gp_sim_metrics *m = &s->m;
     size_t n = s->n, k;
@@ -223,7 +247,7 @@ static void teams (struct gp_sim *s, double t_end, double *buf)
         mt->n_preempted = st2->n_preempted;
         k = 0;
         for (size_t i = 0; i < n; i++) {
-            if (s->jobs[i].team != (int32_t)t)
+            if (s->js->jobs[i].team != (int32_t)t)
                 continue;
             const struct gp_job_result *r = &s->res[i];
             mt->n_jobs++;
@@ -232,9 +256,9 @@ static void teams (struct gp_sim *s, double t_end, double *buf)
             if (r->state == GP_JOB_UNFIT)
                 continue;
             buf[k++] = r->first_start_s >= 0 ? r->wait_s
-                                             : t_end - s->jobs[i].submit;
+                                             : t_end - s->js->jobs[i].submit_s;
         }
-        stats (buf, k, &mt->wait);
+        stats (buf, k, &mt->wait, tmp);
         if (mt->n_jobs)
             tot_weight += st2->weight;
     }
@@ -303,19 +327,20 @@ int gp__metrics_finish (struct gp_sim *s, gp_error_t *err)
     m->long_job_s = s->cfg.long_job_s;
     size_t n = s->n;
     double *buf = malloc ((n ? n : 1) * sizeof *buf);
-    double *buf2 = malloc ((n ? n : 1) * sizeof *buf2);
+    /* no memory for 'tmp': stats sort with qsort */
+    uint64_t *tmp = malloc ((n ? n : 1) * sizeof *tmp);
     m->teams = calloc (s->n_teams ? s->n_teams : 1, sizeof *m->teams);
-    if (!buf || !buf2 || !m->teams) {
+    if (!buf || !m->teams) {
         free (buf);
-        free (buf2);
+        free (tmp);
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
     }
     m->n_teams = s->n_teams;
     double t_end = totals (s);
-    waits (s, t_end, buf, buf2);
-    teams (s, t_end, buf);
+    waits (s, t_end, buf, tmp);
+    teams (s, t_end, buf, tmp);
     free (buf);
-    free (buf2);
+    free (tmp);
     for (size_t i = 0; i < s->n_series; i++)
         s->series[i].util = s->total_gpus
                                 ? s->series[i].alloc_gpus

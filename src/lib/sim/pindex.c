@@ -72,7 +72,7 @@ static void bucket_update (struct gp_sim *s, size_t b)
     for (size_t r = b * PB; r < r1; r++) {
         if (!x->in[r])
             continue;
-        const struct sjob *jb = &s->jobs[x->job_at[r]];
+        const struct sjob *jb = SJ (s, x->job_at[r]);
         p->cnt++;
         if (jb->n < p->min_n)
             p->min_n = jb->n;
@@ -114,10 +114,17 @@ int gp__pidx_init (struct gp_sim *s)
     size_t m = 0;
     for (size_t j = 0; j < s->n; j++) {
         x->rank_of[j] = NONE;
-        if (s->jobs[j].state == S_UNFIT)
+        if (s->st[j] == S_UNFIT)
             continue;
-        double kk[2] = {s->jobs[j].submit, 0};
+        /* the key of a job that has not arrived: its state as it will
+         * arrive, in a slot taken for the call */
+        if (gp__job_activate (s, (uint32_t)j)) {
+            free (k);
+            return GP_ENOMEM;
+        }
+        double kk[2] = {SJ (s, j)->submit, 0};
         s->ops->pending_key (SCHED (s), (uint32_t)j, kk);
+        gp__job_retire (s, (uint32_t)j);
         k[m++] = (struct rk){kk[0], kk[1], (uint32_t)j};
     }
     qsort (k, m, sizeof *k, by_key);
@@ -218,7 +225,7 @@ static uint32_t visit (const struct gp_sim *s, size_t i, size_t b0,
         size_t r1 = (b0 + 1) * PB < x->nrank ? (b0 + 1) * PB : x->nrank;
         for (size_t r = b0 * PB > lo ? b0 * PB : lo;
              r < r1 && r <= q->last; r++)
-            if (x->in[r] && passes (s, &s->jobs[x->job_at[r]], q))
+            if (x->in[r] && passes (s, SJ (s, x->job_at[r]), q))
                 return (uint32_t)r;
         return NONE;
     }

@@ -18,7 +18,7 @@
 
 long long gp__capacity_for (const struct gp_sim *s, uint32_t j)
 {
-    const struct sjob *jb = &s->jobs[j];
+    const struct sjob *jb = SJ (s, j);
     long long best = 0;
     for (size_t i = 0; i < s->n_pools; i++)
         if (jb->pool_req < 0 || jb->pool_req == (int32_t)i)
@@ -29,7 +29,7 @@ long long gp__capacity_for (const struct gp_sim *s, uint32_t j)
 
 long long gp__free_for (const struct gp_sim *s, uint32_t j)
 {
-    const struct sjob *jb = &s->jobs[j];
+    const struct sjob *jb = SJ (s, j);
     if (jb->pool_req < 0)
         return s->free_gpus;
     return s->pools[jb->pool_req].free;
@@ -57,7 +57,7 @@ static int32_t pick_one (const struct gp_sim *s, const struct spool *p,
 static int set_alloc (struct gp_sim *s, uint32_t j, const struct alloc *a,
                       int32_t na, int32_t pool)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     if (na == 1)
         jb->one = a[0];
     else {
@@ -82,7 +82,7 @@ static int set_alloc (struct gp_sim *s, uint32_t j, const struct alloc *a,
 int32_t gp__job_units (const struct gp_sim *s, uint32_t j, int32_t pool)
 {
     const struct spool *p = &s->pools[pool];
-    const struct sjob *jb = &s->jobs[j];
+    const struct sjob *jb = SJ (s, j);
     if (p->cap_u == 0 || jb->n != 1 || jb->milli >= 1000)
         return 0;
     if (p->cap_u == 1000)
@@ -99,7 +99,7 @@ double gp__job_gpus (const struct gp_sim *s, uint32_t j, int32_t pool)
 {
     int32_t u = pool >= 0 ? gp__job_units (s, j, pool) : 0;
     if (u == 0)
-        return s->jobs[j].n;
+        return SJ (s, j)->n;
     return (double)u * s->pools[pool].micro_u / GP_MICRO;
 }
 
@@ -134,7 +134,7 @@ static void gunlink (struct gp_sim *s, struct spool *p, int32_t g)
  */
 static int place_shared (struct gp_sim *s, uint32_t j, int32_t pi, int32_t u)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     struct spool *p = &s->pools[pi];
     int32_t g = -1, node;
     for (int32_t r = u; r < p->cap_u && g < 0; r++)
@@ -170,7 +170,7 @@ static int place_shared (struct gp_sim *s, uint32_t j, int32_t pi, int32_t u)
 
 static void release_shared (struct gp_sim *s, uint32_t j)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     struct spool *p = &s->pools[jb->pool_used];
     int32_t g = jb->sgpu;
     if (p->gused[g] < p->cap_u)
@@ -285,7 +285,7 @@ static int32_t gather (struct gp_sim *s, const struct spool *p, int32_t n,
 
 static int place_in_pool (struct gp_sim *s, uint32_t j, int32_t pi)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     struct spool *p = &s->pools[pi];
     enum gp_placement how = s->cfg.placement;
     if (p->cap_u > 0) {
@@ -329,7 +329,7 @@ static int place_in_pool (struct gp_sim *s, uint32_t j, int32_t pi)
 
 int gp__place_in (struct gp_sim *s, uint32_t j, int32_t pool)
 {
-    const struct sjob *jb = &s->jobs[j];
+    const struct sjob *jb = SJ (s, j);
     if (jb->pool_req >= 0 && jb->pool_req != pool)
         return 0;
     return place_in_pool (s, j, pool);
@@ -337,7 +337,7 @@ int gp__place_in (struct gp_sim *s, uint32_t j, int32_t pool)
 
 int gp__place (struct gp_sim *s, uint32_t j)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     if (jb->pool_req >= 0)
         return place_in_pool (s, j, jb->pool_req);
     for (size_t i = 0; i < s->n_pools; i++)
@@ -348,7 +348,7 @@ int gp__place (struct gp_sim *s, uint32_t j)
 
 void gp__release (struct gp_sim *s, uint32_t j)
 {
-    struct sjob *jb = &s->jobs[j];
+    struct sjob *jb = SJ (s, j);
     if (jb->su > 0)
         release_shared (s, j);
     const struct alloc *a = jb->n_alloc == 1 ? &jb->one : jb->many;
@@ -368,7 +368,7 @@ void gp__release (struct gp_sim *s, uint32_t j)
  */
 double gp__slowdown (const struct gp_sim *s, uint32_t j)
 {
-    const struct sjob *jb = &s->jobs[j];
+    const struct sjob *jb = SJ (s, j);
     if (jb->n_alloc <= 1 || jb->comm <= 0)
         return 1.0;
     const struct spool *p = &s->pools[jb->pool_used];

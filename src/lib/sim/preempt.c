@@ -15,7 +15,7 @@
  */
 static double evict_cost (const struct gp_sim *s, uint32_t v)
 {
-    const struct sjob *jb = &s->jobs[v];
+    const struct sjob *jb = SJ (s, v);
     double L = s->now - jb->seg_start;
     double o = L < jb->seg_over ? L : jb->seg_over;
     double w = (L - o) / jb->seg_factor;
@@ -57,7 +57,7 @@ static long multi_plan (struct gp_sim *s, uint32_t p, int32_t req,
                         struct walk *w, uint32_t **vbuf, size_t *vcap,
                         double *cost)
 {
-    const struct sjob *pj = &s->jobs[p];
+    const struct sjob *pj = SJ (s, p);
     long long have = s->pools[req].free, acc = 0;
     size_t nv = 0;
     int depth = s->cfg.backfill_depth;
@@ -72,7 +72,7 @@ static long multi_plan (struct gp_sim *s, uint32_t p, int32_t req,
                 break;
             continue;
         }
-        const struct sjob *vj = &s->jobs[v];
+        const struct sjob *vj = SJ (s, v);
         if (vj->pool_used != req || vj->su > 0)
             continue;
         if (nv == *vcap) {
@@ -101,7 +101,7 @@ static long multi_plan (struct gp_sim *s, uint32_t p, int32_t req,
     qsort (vc, nv, sizeof *vc, by_cost_desc);
     size_t k = 0;
     for (size_t i = 0; i < nv; i++) {
-        int32_t n = s->jobs[vc[i].v].n;
+        int32_t n = SJ (s, vc[i].v)->n;
         if (have + acc - n >= pj->n)
             acc -= n; /* not needed: spared */
         else {
@@ -123,7 +123,7 @@ static long multi_plan (struct gp_sim *s, uint32_t p, int32_t req,
 int gp__try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
                         struct walk *w, uint32_t **vbuf, size_t *vcap)
 {
-    const struct sjob *pj = &s->jobs[p];
+    const struct sjob *pj = SJ (s, p);
     int32_t req = pool >= 0 ? pool : pj->pool_req;
     if (!s->cfg.plain_scan && s->ops->may_preempt_some
         && !s->ops->may_preempt_some (SCHED (s), p, pool))
@@ -170,7 +170,7 @@ int gp__try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
                 break;
             continue;
         }
-        const struct sjob *vj = &s->jobs[v];
+        const struct sjob *vj = SJ (s, v);
         if ((req >= 0 && vj->pool_used != req) || vj->su > 0)
             continue;
         if (nv == *vcap) {
@@ -197,7 +197,7 @@ int gp__try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
     }
     /* Reset the scratch counts. */
     for (size_t i = 0; i < nv; i++) {
-        const struct sjob *vj = &s->jobs[(*vbuf)[i]];
+        const struct sjob *vj = SJ (s, (*vbuf)[i]);
         const struct alloc *a = vj->n_alloc == 1 ? &vj->one : vj->many;
         for (int32_t k = 0; k < vj->n_alloc; k++)
             s->scratch[a[k].node] = 0;
@@ -206,7 +206,7 @@ int gp__try_preempt (struct gp_sim *s, uint32_t p, int32_t pool,
         return 0;
     for (size_t i = 0; i < nv; i++) {
         uint32_t v = (*vbuf)[i];
-        const struct sjob *vj = &s->jobs[v];
+        const struct sjob *vj = SJ (s, v);
         const struct alloc *a = vj->n_alloc == 1 ? &vj->one : vj->many;
         int on = 0;
         for (int32_t k = 0; k < vj->n_alloc; k++)

@@ -114,7 +114,7 @@ void gp__ptreap_insert (struct gp_sim *s, uint32_t j, double k0, double k1)
     struct ptreap *t = &s->ptreap;
     t->nd[j].k0 = k0;
     t->nd[j].k1 = k1;
-    t->nd[j].n = s->jobs[j].n;
+    t->nd[j].n = SJ (s, j)->n;
     t->nd[j].tried = 0;
     t->nd[j].l = t->nd[j].r = NONE;
     pull (s, t, j);

@@ -23,22 +23,22 @@ double gp_sched_now (const struct gp_sched *s)
 
 int gp_sched_priority (const struct gp_sched *s, uint32_t j)
 {
-    return SIM (s)->jobs[j].prio;
+    return SJ (SIM (s), j)->prio;
 }
 
 double gp_sched_attained_gpu_s (const struct gp_sched *s, uint32_t j)
 {
-    const struct sjob *jb = &SIM (s)->jobs[j];
+    const struct sjob *jb = SJ (SIM (s), j);
     double a = jb->attained;
-    if (jb->state == S_RUNNING)
+    if (SIM (s)->st[j] == S_RUNNING)
         a += JOB_GPUS (jb) * (SIM (s)->now - jb->seg_start);
     return a;
 }
 
 double gp_sched_remaining_s (const struct gp_sched *s, uint32_t j)
 {
-    const struct sjob *jb = &SIM (s)->jobs[j];
-    if (jb->state != S_RUNNING)
+    const struct sjob *jb = SJ (SIM (s), j);
+    if (SIM (s)->st[j] != S_RUNNING)
         return jb->remaining;
     double w = (SIM (s)->now - jb->seg_start - jb->seg_over) / jb->seg_factor;
     if (w < 0)
@@ -48,7 +48,7 @@ double gp_sched_remaining_s (const struct gp_sched *s, uint32_t j)
 
 double gp_sched_since_s (const struct gp_sched *s, uint32_t j)
 {
-    return SIM (s)->jobs[j].since;
+    return SJ (SIM (s), j)->since;
 }
 
 const void *gp_sched_policy_state (const struct gp_sched *s)
@@ -108,8 +108,8 @@ double gp_sched_job_gpus (const struct gp_sched *s, uint32_t j, int pool)
 
 int gp_sched_job_pool (const struct gp_sched *s, uint32_t j)
 {
-    const struct sjob *jb = &SIM (s)->jobs[j];
-    return jb->state == S_RUNNING ? jb->pool_used : -1;
+    const struct sjob *jb = SJ (SIM (s), j);
+    return SIM (s)->st[j] == S_RUNNING ? jb->pool_used : -1;
 }
 
 int gp_sched_team_per_pool (const struct gp_sched *s, int t)

@@ -31,7 +31,7 @@ static int backfill_indexed (struct gp_sim *s, uint32_t h, int queued,
             break;
         q.after = r;
         uint32_t c = s->pidx.job_at[r];
-        struct sjob *cj = &s->jobs[c];
+        struct sjob *cj = SJ (s, c);
         double est = cj->remaining + (cj->ran ? s->cfg.restart_cost_s : 0);
         int before = s->now + est <= shadow;
         if ((before || cj->n <= extra) && gp__place (s, c)) {
@@ -63,13 +63,13 @@ static int add_tried (uint32_t **tried, size_t *nt, size_t *tcap, uint32_t j)
 static int backfill (struct gp_sim *s, uint32_t h, int queued, struct walk *w,
                      uint32_t **tried, size_t *nt, size_t *tcap)
 {
-    const struct sjob *hj = &s->jobs[h];
+    const struct sjob *hj = SJ (s, h);
     long long freeh = gp__free_for (s, h);
     long long acc = 0;
     double shadow = INFINITY;
     gp__walk_start (w, &s->ends);
     for (uint32_t r; (r = gp__walk_next (w)) != NONE;) {
-        const struct sjob *rj = &s->jobs[r];
+        const struct sjob *rj = SJ (s, r);
         if (hj->pool_req >= 0 && rj->pool_used != hj->pool_req)
             continue;
         acc += rj->n;
@@ -96,7 +96,7 @@ static int backfill (struct gp_sim *s, uint32_t h, int queued, struct walk *w,
             break;
         uint32_t c = s->pend.a[0].j;
         gp__pend_remove (s, c);
-        struct sjob *cj = &s->jobs[c];
+        struct sjob *cj = SJ (s, c);
         double est = cj->remaining + (cj->ran ? s->cfg.restart_cost_s : 0);
         int before = s->now + est <= shadow;
         int shares = hj->pool_req >= 0 && cj->pool_req >= 0
@@ -133,7 +133,7 @@ static int single_node (const struct gp_sim *s, const struct sjob *jb)
 static int scan_would_fail (const struct gp_sim *s, const struct pass *ps,
                             uint32_t j)
 {
-    const struct sjob *jb = &s->jobs[j];
+    const struct sjob *jb = SJ (s, j);
     return !s->cfg.plain_scan && (s->ops->flags & GP_POLICY_ORDERED)
            && (s->ops->flags & GP_POLICY_MONOTONE) && jb->n >= ps->fail_n
            && jb->pool_req == ps->fail_pool && single_node (s, jb);
@@ -142,7 +142,7 @@ static int scan_would_fail (const struct gp_sim *s, const struct pass *ps,
 static void note_failed_scan (const struct gp_sim *s, struct pass *ps,
                               uint32_t j)
 {
-    const struct sjob *jb = &s->jobs[j];
+    const struct sjob *jb = SJ (s, j);
     if (!(s->ops->flags & GP_POLICY_ORDERED) || !single_node (s, jb))
         return;
     if (ps->fail_n == INT32_MAX || jb->pool_req == ps->fail_pool) {
@@ -161,7 +161,7 @@ static void note_failed_scan (const struct gp_sim *s, struct pass *ps,
 static int admit_place (struct gp_sim *s, uint32_t j, struct pass *ps)
 {
     unsigned fl = s->ops->flags;
-    const struct sjob *jb = &s->jobs[j];
+    const struct sjob *jb = SJ (s, j);
     if (!s->ops->admit) {
         if (gp__place (s, j))
             return 1;
@@ -205,7 +205,7 @@ static int peeking (const struct gp_sim *s)
 static void unqueue (struct gp_sim *s, uint32_t j)
 {
     if (s->ops->flags & GP_POLICY_TEAMS)
-        gp__jheap_remove (&s->teams[s->jobs[j].team].q, j);
+        gp__jheap_remove (&s->teams[SJ (s, j)->team].q, j);
     else
         gp__pend_remove (s, j);
 }
@@ -316,7 +316,7 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
         uint32_t j = tmode ? gp__ptreap_first (s) : pick (s, peek);
         if (j == NONE)
             break;
-        struct sjob *jb = &s->jobs[j];
+        struct sjob *jb = SJ (s, j);
         int ok = admit_place (s, j, ps);
         if (ps->w.oom) { /* a preemption search ran out of memory */
             rc = GP_ENOMEM;
@@ -367,7 +367,7 @@ int gp__schedule (struct gp_sim *s, struct pass *ps)
         double k[2];
         s->ops->pending_key (SCHED (s), j, k);
         if (fl & GP_POLICY_TEAMS)
-            gp__jheap_push (&s->teams[s->jobs[j].team].q, j, k[0], k[1]);
+            gp__jheap_push (&s->teams[SJ (s, j)->team].q, j, k[0], k[1]);
         else
             gp__pend_push (s, j, k[0], k[1]);
     }

@@ -25,7 +25,12 @@ struct alloc {
     int32_t n;
 };
 
-/* Simulator view of one job (index = index in the job set). */
+/* Simulator state of one job in the system (arrived, not finished):
+ * slot s->slot[j] of the pool s->jobs, taken at arrival and given back
+ * at the finish (gp__job_activate, gp__job_retire), so memory follows the
+ * number of jobs in the system, not the trace length.  The job's state
+ * (enum sjob_state) is kept for every job in s->st.
+ */
 struct sjob {
     double submit;
     double duration;       /* ideal run time */
@@ -52,9 +57,13 @@ struct sjob {
     int32_t n_alloc;
     struct alloc one;      /* when n_alloc == 1 */
     struct alloc *many;    /* when n_alloc > 1 */
-    uint8_t state;
     uint8_t ran;           /* has run before (restart cost applies) */
 };
+
+/* State of job 'j' (index in the job set); the job must be in the
+ * system (s->slot[j] != NONE).
+ */
+#define SJ(s, j) (&(s)->jobs[(s)->slot[j]])
 
 #define JOB_GPUS(jb) ((double)(jb)->mu / GP_MICRO)
 
@@ -173,7 +182,14 @@ struct gp_sim {
     void *pstate;          /* the policy's state (ops->init), or NULL */
     const struct gp_jobset *js;
     size_t n;
-    struct sjob *jobs;
+    struct sjob *jobs;     /* pool of job states, see SJ */
+    size_t n_jobs_cap;     /* slots allocated */
+    size_t n_jobs_used;    /* slots ever handed out */
+    uint32_t *slot;        /* job -> slot, NONE when not in the system */
+    uint32_t *free_slots;  /* stack of given-back slots */
+    size_t n_free;
+    uint8_t *st;           /* job -> enum sjob_state */
+    int *pool_map;         /* job-set pool -> cluster pool or -1 */
     struct gp_job_result *res;
     uint32_t *order;       /* jobs by submit time */
     size_t cursor;
@@ -248,6 +264,13 @@ int gp__ev_push (struct gp_sim *s, double t, enum ev_kind kind, uint32_t j,
                  uint32_t gen);
 /* Pop the earliest event (the heap must not be empty). */
 struct event gp__ev_pop (struct gp_sim *s);
+
+/* create.c: give job 'j' a state slot filled from the job set and the
+ * configuration (0, or GP_ENOMEM); give it back (the job leaves the
+ * system).  Pointers from SJ are invalid after gp__job_activate.
+ */
+int gp__job_activate (struct gp_sim *s, uint32_t j);
+void gp__job_retire (struct gp_sim *s, uint32_t j);
 
 /* engine.c: bookkeeping of starts, stops and re-queues */
 int gp__start_job (struct gp_sim *s, uint32_t j);
