@@ -296,6 +296,30 @@ int gp_infer_choose (const struct gp_serve_cfg *base,
                                trough_rate, headroom, 0, best, err);
 }
 
+/* Whether whole-GPU layout tp x pp is left out of pass 'pass' (0: within
+ * one node; 1: pipelines of full nodes) of gp_infer_choose_on().
+ */
+static int layout_skipped (const struct gp_serve_cfg *base, int dom,
+                           int pass, int tp, int pp)
+{
+    if (base->arch->heads % tp)
+        return 1;
+    int in_node = tp * pp <= dom;
+    /* In-node pipelines only where there is no NVLink-class fabric (the
+     * TensorRT-LLM perf overview recommends PP for PCIe RTX 6000
+     * systems); NVLink parts use tensor parallel.
+     */
+    if (pass == 0 && pp > 1 && base->pp <= 0
+        && base->accel->scale_up_domain > 2)
+        return 1;
+    if (pass == 0 && !in_node && (base->tp <= 0 || base->pp <= 0))
+        return 1;
+    if (pass == 1 && (in_node || tp < dom) && base->tp <= 0)
+        return 1;
+    /* A fixed layout was tried in pass 0. */
+    return pass == 1 && base->tp > 0 && base->pp > 0;
+}
+
 int gp_infer_choose_on (const struct gp_serve_cfg *base,
                         const struct gp_catalog *cat,
                         int allow_mig,
@@ -363,22 +387,8 @@ int gp_infer_choose_on (const struct gp_serve_cfg *base,
             for (int tp = 1; tp <= tp_max; tp *= 2) {
                 if (base->tp > 0 && tp != base->tp)
                     continue;
-                if (base->arch->heads % tp)
+                if (layout_skipped (base, dom, pass, tp, pp))
                     continue;
-                int in_node = tp * pp <= dom;
-                /* In-node pipelines only where there is no NVLink-class
-                 * fabric (the TensorRT-LLM perf overview recommends PP for
-                 * PCIe RTX 6000 systems); NVLink parts use tensor parallel.
-                 */
-                if (pass == 0 && pp > 1 && base->pp <= 0
-                    && acc->scale_up_domain > 2)
-                    continue;
-                if (pass == 0 && !in_node && (base->tp <= 0 || base->pp <= 0))
-                    continue;
-                if (pass == 1 && (in_node || tp < dom) && base->tp <= 0)
-                    continue;
-                if (pass == 1 && base->tp > 0 && base->pp > 0)
-                    continue; /* a fixed layout was tried in pass 0 */
                 /* MoE: expert parallel over the whole tp group or expert
                  * tensor parallel (ep 1), unless 'base' fixes ep */
                 int eps[2] = {1, tp}, n_ep = 1;

@@ -699,6 +699,39 @@ static int check_range (const struct gp_doc *d, const json_t *obj,
                        f->quantity == GP_Q_COUNT ? "" : unit_of (f));
 }
 
+/* An enum field: the index of 'v' among f->choices, or an error listing
+ * them.
+ */
+static int unpack_enum (const struct gp_doc *d, const json_t *obj,
+                        const char *what, const struct gp_field *f,
+                        const json_t *v, char *dst, gp_error_t *err)
+{
+    if (!json_is_string (v))
+        return val_errorf (d, obj, f->key, v, err, GP_EPARSE,
+                           "%s.%s: expected one of the names, found %s",
+                           what, f->key, type_name (v));
+    const char *s = json_string_value (v);
+    size_t n = 0;
+    for (; f->choices[n]; n++)
+        if (strcmp (f->choices[n], s) == 0) {
+            int i = (int)n;
+            memcpy (dst, &i, sizeof i);
+            return 0;
+        }
+    char list[200] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < sizeof list; i++) {
+        int w = snprintf (list + used, sizeof list - used, "%s%s",
+                          i ? ", " : "", f->choices[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return val_errorf (d, obj, f->key, v, err, GP_EPARSE,
+                       "%s.%s: '%s' is not one of: %s", what, f->key, s,
+                       list);
+}
+
 static int unpack_one (const struct gp_doc *d, const json_t *obj,
                        const char *what, const struct gp_field *f,
                        const json_t *v, void *out, gp_error_t *err)
@@ -789,32 +822,8 @@ static int unpack_one (const struct gp_doc *d, const json_t *obj,
         memcpy (dst, &x, sizeof x);
         return 0;
     }
-    case GP_F_ENUM: {
-        if (!json_is_string (v))
-            return val_errorf (d, obj, f->key, v, err, GP_EPARSE,
-                               "%s.%s: expected one of the names, found %s",
-                               what, f->key, type_name (v));
-        const char *s = json_string_value (v);
-        size_t n = 0;
-        for (; f->choices[n]; n++)
-            if (strcmp (f->choices[n], s) == 0) {
-                int i = (int)n;
-                memcpy (dst, &i, sizeof i);
-                return 0;
-            }
-        char list[200] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < n && used < sizeof list; i++) {
-            int w = snprintf (list + used, sizeof list - used, "%s%s",
-                              i ? ", " : "", f->choices[i]);
-            if (w < 0)
-                break;
-            used += (size_t)w;
-        }
-        return val_errorf (d, obj, f->key, v, err, GP_EPARSE,
-                           "%s.%s: '%s' is not one of: %s", what, f->key, s,
-                           list);
-    }
+    case GP_F_ENUM:
+        return unpack_enum (d, obj, what, f, v, dst, err);
     case GP_F_NODE: {
         const json_t *node = v;
         memcpy (dst, &node, sizeof node);
