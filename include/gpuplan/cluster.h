@@ -97,6 +97,15 @@ struct gp_cluster *gp_cluster_from_doc (const struct gp_doc *doc,
                                         const struct gp_catalog *cat,
                                         gp_error_t *err);
 
+/* Load and unpack the cluster spec file 'path' ("-" is not special):
+ * gp_doc_load() then gp_cluster_from_doc(); the cluster does not keep
+ * the document.  Returns a cluster the caller frees with
+ * gp_cluster_destroy(), or NULL with 'err' naming file:line:col.
+ */
+struct gp_cluster *gp_cluster_load (const char *path,
+                                    const struct gp_catalog *cat,
+                                    gp_error_t *err);
+
 void gp_cluster_destroy (struct gp_cluster *c);
 
 /* Aggregate figures of a cluster, summed over pools from catalog values.

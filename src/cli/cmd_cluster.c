@@ -94,10 +94,8 @@ int cmd_cluster (int argc, char **argv)
     struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
-    struct gp_doc *doc = gp_doc_load (argv[optind], &err);
-    struct gp_cluster *cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
+    struct gp_cluster *cl = gp_cluster_load (argv[optind], cat, &err);
     if (!cl) {
-        gp_doc_destroy (doc);
         gp_catalog_destroy (cat);
         return cli_fail (&err);
     }
@@ -132,7 +130,6 @@ int cmd_cluster (int argc, char **argv)
             cli_warn ("some catalog values are unknown and count as 0");
     }
     gp_cluster_destroy (cl);
-    gp_doc_destroy (doc);
     gp_catalog_destroy (cat);
     return rc;
 }

@@ -131,8 +131,7 @@ int cmd_export (int argc, char **argv)
     if (!cat)
         return cli_fail (&err);
     xo.catalog = cat;
-    struct gp_doc *doc = gp_doc_load (spec, &err);
-    struct gp_cluster *cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
+    struct gp_cluster *cl = gp_cluster_load (spec, cat, &err);
     struct gp_export *x = cl ? gp_export_render_opts (cl, target, &xo, &err) : NULL;
     int rc;
     if (!x) {
@@ -149,7 +148,6 @@ int cmd_export (int argc, char **argv)
     }
     gp_export_destroy (x);
     gp_cluster_destroy (cl);
-    gp_doc_destroy (doc);
     gp_catalog_destroy (cat);
     return rc;
 }

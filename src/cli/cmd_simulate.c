@@ -248,8 +248,7 @@ static int run_sim (struct opts *o)
     struct gp_catalog *cat = gp_catalog_load (o->catalog, &err);
     if (!cat)
         return cli_fail (&err);
-    struct gp_doc *doc = gp_doc_load (o->cluster, &err);
-    struct gp_cluster *cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
+    struct gp_cluster *cl = gp_cluster_load (o->cluster, cat, &err);
     struct gp_sim_report *rep = NULL;
     o->rq.cluster = cl;
     o->rq.cluster_source = o->cluster;
@@ -264,7 +263,6 @@ static int run_sim (struct opts *o)
         rc = render (o, rep);
     gp_sim_report_destroy (rep);
     gp_cluster_destroy (cl);
-    gp_doc_destroy (doc);
     gp_catalog_destroy (cat);
     return rc;
 }

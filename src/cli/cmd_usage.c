@@ -129,13 +129,11 @@ int cmd_usage (int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     gp_error_t err = {0};
     struct gp_catalog *cat = NULL;
-    struct gp_doc *doc = NULL;
     struct gp_cluster *cl = NULL;
     struct gp_usage *u = NULL;
     if (o.cluster) {
         cat = gp_catalog_load (o.catalog, &err);
-        doc = cat ? gp_doc_load (o.cluster, &err) : NULL;
-        cl = doc ? gp_cluster_from_doc (doc, cat, &err) : NULL;
+        cl = cat ? gp_cluster_load (o.cluster, cat, &err) : NULL;
         o.rq.cluster = cl;
         o.rq.catalog = cat;
     }
@@ -152,7 +150,6 @@ int cmd_usage (int argc, char **argv)
     }
     gp_usage_destroy (u);
     gp_cluster_destroy (cl);
-    gp_doc_destroy (doc);
     gp_catalog_destroy (cat);
     return rc;
 }

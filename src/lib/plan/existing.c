@@ -73,9 +73,7 @@ static int fleet (const struct gp_doc *doc, const json_t *j,
 {
     const json_t *at = json_object_get (j, "cluster");
     gp_error_t e2 = {0};
-    struct gp_doc *cd = gp_doc_load (path, &e2);
-    struct gp_cluster *c = cd ? gp_cluster_from_doc (cd, cat, &e2) : NULL;
-    gp_doc_destroy (cd);
+    struct gp_cluster *c = gp_cluster_load (path, cat, &e2);
     if (!c)
         return gp_doc_errorf (doc, at, err, e2.code ? e2.code : GP_EPARSE,
                               "existing.cluster: %s", e2.text);

@@ -439,3 +439,13 @@ void gp_cluster_totals (const struct gp_cluster *c,
             t->incomplete = 1;
     }
 }
+
+struct gp_cluster *gp_cluster_load (const char *path,
+                                    const struct gp_catalog *cat,
+                                    gp_error_t *err)
+{
+    struct gp_doc *doc = gp_doc_load (path, err);
+    struct gp_cluster *c = doc ? gp_cluster_from_doc (doc, cat, err) : NULL;
+    gp_doc_destroy (doc);
+    return c;
+}
