@@ -159,41 +159,60 @@ static void plan_series (const struct gp_cluster *c, struct gp__yaml *y,
     }
 }
 
+/* Append 'metric{pool="<p>"}' to 'e'. */
+static void pool_sel (struct sb *e, const char *metric, const struct gp_pool *p)
+{
+    gp__sb_printf (e, "%s{pool=", metric);
+    gp__promql_str (e, p->name);
+    gp__sb_printf (e, "}");
+}
+
+/* Write alert 'a' on pool 'p' (its expression in 'e', its summary in
+ * 's'), then empty both buffers for the next one.
+ */
+static void pool_alert (struct gp__yaml *y, struct alert a,
+                        const struct gp_pool *p, struct sb *e, struct sb *s)
+{
+    a.expr = e->s;
+    a.summary = s->s;
+    a.k1 = "pool";
+    a.v1 = p->name;
+    alert (y, &a);
+    take (e);
+    take (s);
+}
+
 static void pool_alerts (const struct gp_pool *p, struct gp__yaml *y,
                          struct sb *e, struct sb *s)
 {
     long long planned = gp__pool_gpus (p);
-    gp__sb_printf (e, "absent(gpuplan:pool_gpus_reporting:count{pool=");
-    gp__promql_str (e, p->name);
-    gp__sb_printf (e, "}) or gpuplan:pool_gpus_reporting:count{pool=");
-    gp__promql_str (e, p->name);
-    gp__sb_printf (e, "} < %lld", planned);
+    gp__sb_printf (e, "absent(");
+    pool_sel (e, "gpuplan:pool_gpus_reporting:count", p);
+    gp__sb_printf (e, ") or ");
+    pool_sel (e, "gpuplan:pool_gpus_reporting:count", p);
+    gp__sb_printf (e, " < %lld", planned);
     gp__sb_printf (s, "Pool %s reports fewer GPUs than the %lld planned",
                    p->name, planned);
-    alert (y, &(struct alert){"GpuplanGPUsMissing", e->s, "15m", "warning",
-                              "pool", p->name, NULL, NULL, s->s});
-    take (e);
-    take (s);
-    gp__sb_printf (e, "gpuplan:pool_gpu_util:avg{pool=");
-    gp__promql_str (e, p->name);
-    gp__sb_printf (e, "} > 90");
+    pool_alert (y, (struct alert){"GpuplanGPUsMissing", NULL, "15m",
+                                  "warning", NULL, NULL, NULL, NULL, NULL},
+                p, e, s);
+    pool_sel (e, "gpuplan:pool_gpu_util:avg", p);
+    gp__sb_printf (e, " > 90");
     gp__sb_printf (s, "Pool %s above 90%% GPU utilization for a day: queues "
                       "grow; re-run the plan with the observed demand",
                    p->name);
-    alert (y, &(struct alert){"GpuplanPoolSaturated", e->s, "24h", "info",
-                              "pool", p->name, NULL, NULL, s->s});
-    take (e);
-    take (s);
-    gp__sb_printf (e, "avg_over_time(gpuplan:pool_gpu_util:avg{pool=");
-    gp__promql_str (e, p->name);
-    gp__sb_printf (e, "}[7d]) < 30");
+    pool_alert (y, (struct alert){"GpuplanPoolSaturated", NULL, "24h", "info",
+                                  NULL, NULL, NULL, NULL, NULL},
+                p, e, s);
+    gp__sb_printf (e, "avg_over_time(");
+    pool_sel (e, "gpuplan:pool_gpu_util:avg", p);
+    gp__sb_printf (e, "[7d]) < 30");
     gp__sb_printf (s, "Pool %s below 30%% GPU utilization over a week: "
                       "capacity or quotas exceed the demand",
                    p->name);
-    alert (y, &(struct alert){"GpuplanPoolUnderused", e->s, "1h", "info",
-                              "pool", p->name, NULL, NULL, s->s});
-    take (e);
-    take (s);
+    pool_alert (y, (struct alert){"GpuplanPoolUnderused", NULL, "1h", "info",
+                                  NULL, NULL, NULL, NULL, NULL},
+                p, e, s);
 }
 
 /* One alert per team and DCGM pool: the team's GPUs in that pool against
