@@ -13,22 +13,7 @@
 #include <jansson.h>
 
 #include "gpuplan/gpuplan.h"
-
-static struct gp_catalog *cat;
-
-static int setup (void **state)
-{
-    (void)state;
-    cat = gp_catalog_load (NULL, NULL);
-    return cat ? 0 : -1;
-}
-
-static int teardown (void **state)
-{
-    (void)state;
-    gp_catalog_destroy (cat);
-    return 0;
-}
+#include "export_fixture.h"
 
 static const char spec[] =
     "name: lab\n"
@@ -44,23 +29,12 @@ static const char spec[] =
 static struct gp_export *render (enum gp_export_target t)
 {
     gp_error_t err = {0};
-    struct gp_doc *d = gp_doc_parse (spec, strlen (spec), "lab.yaml", &err);
-    assert_non_null (d);
-    struct gp_cluster *c = gp_cluster_from_doc (d, cat, &err);
-    if (!c)
-        fail_msg ("%s", err.text);
+    struct gp_cluster *c = fx_cluster_ok (spec, "lab.yaml");
     struct gp_export *x = gp_export_render (c, t, &err);
     if (!x)
         fail_msg ("%s", err.text);
     gp_cluster_destroy (c);
-    gp_doc_destroy (d);
     return x;
-}
-
-static void has (const char *text, const char *want)
-{
-    if (!strstr (text, want))
-        fail_msg ("output lacks:\n%s\n--- output:\n%s", want, text);
 }
 
 static void test_kueue (void **state)

@@ -18,31 +18,11 @@
 #include <yaml.h>
 
 #include "gpuplan/gpuplan.h"
-
-static struct gp_catalog *cat;
-
-static int setup (void **state)
-{
-    (void)state;
-    cat = gp_catalog_load (NULL, NULL);
-    return cat ? 0 : -1;
-}
-
-static int teardown (void **state)
-{
-    (void)state;
-    gp_catalog_destroy (cat);
-    return 0;
-}
+#include "export_fixture.h"
 
 static struct gp_cluster *cluster (const char *spec, gp_error_t *err)
 {
-    struct gp_doc *d = gp_doc_parse (spec, strlen (spec), "k8s.yaml", err);
-    if (!d)
-        return NULL;
-    struct gp_cluster *c = gp_cluster_from_doc (d, cat, err);
-    gp_doc_destroy (d);
-    return c;
+    return fx_cluster (spec, "k8s.yaml", err);
 }
 
 /* Render 'spec' for 't' with 'api' (0 = default) and the catalog; fails
@@ -77,18 +57,6 @@ static gp_error_t render_err (const char *spec, enum gp_export_target t)
         fail_msg ("rendered, expected an error");
     }
     return err;
-}
-
-static void has (const char *text, const char *want)
-{
-    if (!strstr (text, want))
-        fail_msg ("output lacks:\n%s\n--- output:\n%s", want, text);
-}
-
-static void lacks (const char *text, const char *bad)
-{
-    if (strstr (text, bad))
-        fail_msg ("output has:\n%s\n--- output:\n%s", bad, text);
 }
 
 /* ====================== gp_pool_k8s_resources ========================== */

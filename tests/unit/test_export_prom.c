@@ -16,33 +16,7 @@
 #include "export/export_private.h"
 #include "export/quote.h"
 #include "gpuplan/gpuplan.h"
-
-static struct gp_catalog *cat;
-
-static int setup (void **state)
-{
-    (void)state;
-    cat = gp_catalog_load (NULL, NULL);
-    return cat ? 0 : -1;
-}
-
-static int teardown (void **state)
-{
-    (void)state;
-    gp_catalog_destroy (cat);
-    return 0;
-}
-
-static struct gp_cluster *cluster (const char *spec, struct gp_doc **d)
-{
-    gp_error_t err = {0};
-    *d = gp_doc_parse (spec, strlen (spec), "c.yaml", &err);
-    assert_non_null (*d);
-    struct gp_cluster *c = gp_cluster_from_doc (*d, cat, &err);
-    if (!c)
-        fail_msg ("%s", err.text);
-    return c;
-}
+#include "export_fixture.h"
 
 static void caps (const struct gp_cluster *c, size_t team, long long *out)
 {
@@ -73,8 +47,7 @@ static const char mixed[] =
 static void test_caps (void **state)
 {
     (void)state;
-    struct gp_doc *d;
-    struct gp_cluster *c = cluster (mixed, &d);
+    struct gp_cluster *c = fx_cluster_ok (mixed, "c.yaml");
     long long k[3];
     /* a: quota 4/4/0, borrowing 4 split by its quota -> 2/2/0.
      *   h100: 4 + min(2, b lends min(8, 6) = 6, e lends 2) = 6
@@ -103,7 +76,6 @@ static void test_caps (void **state)
     assert_int_equal (k[1], 0);
     assert_int_equal (k[2], 0);
     gp_cluster_destroy (c);
-    gp_doc_destroy (d);
 }
 
 /* A cohort whose members together hold more than the pool: capped. */
@@ -117,19 +89,16 @@ static void test_cap_pool (void **state)
         "teams:\n"
         "  - {name: a, quota: 6, cohort: c}\n"
         "  - {name: b, quota: 6, cohort: c}\n";
-    struct gp_doc *d;
-    struct gp_cluster *c = cluster (spec, &d);
+    struct gp_cluster *c = fx_cluster_ok (spec, "c.yaml");
     long long k[1];
     caps (c, 0, k); /* 6 + 6 = 12 -> the pool's 8 */
     assert_int_equal (k[0], 8);
     gp_cluster_destroy (c);
-    gp_doc_destroy (d);
 }
 
 static char *render (const char *spec, enum gp_export_target t)
 {
-    struct gp_doc *d;
-    struct gp_cluster *c = cluster (spec, &d);
+    struct gp_cluster *c = fx_cluster_ok (spec, "c.yaml");
     gp_error_t err = {0};
     struct gp_export *x = gp_export_render (c, t, &err);
     if (!x)
@@ -137,14 +106,7 @@ static char *render (const char *spec, enum gp_export_target t)
     char *text = strdup (x->files[0].text);
     gp_export_destroy (x);
     gp_cluster_destroy (c);
-    gp_doc_destroy (d);
     return text;
-}
-
-static void has (const char *text, const char *want)
-{
-    if (!strstr (text, want))
-        fail_msg ("output lacks:\n%s\n--- output:\n%s", want, text);
 }
 
 /* One alert per team and DCGM pool with that pool's cap; no alert for
@@ -265,8 +227,7 @@ static void test_hostile (void **state)
                   "gpus_per_node: 8, nodes: 1}\nteams:\n  - {name: \"%s\", "
                   "quota: 4}\n",
                   bad[i]);
-        struct gp_doc *d;
-        struct gp_cluster *c = cluster (spec, &d);
+        struct gp_cluster *c = fx_cluster_ok (spec, "c.yaml");
         for (int tg = GP_EXPORT_PROMETHEUS; tg <= GP_EXPORT_GRAFANA; tg++) {
             gp_error_t err = {0};
             assert_null (gp_export_render (c, (enum gp_export_target)tg,
@@ -275,7 +236,6 @@ static void test_hostile (void **state)
             assert_non_null (strstr (err.text, "teams[0].name"));
         }
         gp_cluster_destroy (c);
-        gp_doc_destroy (d);
     }
     /* The quoting the rules use escapes what would end the literal. */
     struct sb b = {0};

@@ -13,34 +13,14 @@
 #include <cmocka.h>
 
 #include "gpuplan/gpuplan.h"
-
-static struct gp_catalog *cat;
-
-static int setup (void **state)
-{
-    (void)state;
-    cat = gp_catalog_load (NULL, NULL);
-    return cat ? 0 : -1;
-}
-
-static int teardown (void **state)
-{
-    (void)state;
-    gp_catalog_destroy (cat);
-    return 0;
-}
+#include "export_fixture.h"
 
 /* Render 'spec' for Slurm; NULL with 'err' set on failure. */
 static struct gp_export *render (const char *spec, gp_error_t *err)
 {
-    struct gp_doc *d = gp_doc_parse (spec, strlen (spec), "s.yaml", err);
-    assert_non_null (d);
-    struct gp_cluster *c = gp_cluster_from_doc (d, cat, err);
-    if (!c)
-        fail_msg ("%s", err->text);
+    struct gp_cluster *c = fx_cluster_ok (spec, "s.yaml");
     struct gp_export *x = gp_export_render (c, GP_EXPORT_SLURM, err);
     gp_cluster_destroy (c);
-    gp_doc_destroy (d);
     return x;
 }
 
@@ -52,18 +32,6 @@ static struct gp_export *render_ok (const char *spec)
         fail_msg ("%s", err.text);
     assert_int_equal (x->n_files, 4);
     return x;
-}
-
-static void has (const char *text, const char *want)
-{
-    if (!strstr (text, want))
-        fail_msg ("output lacks:\n%s\n--- output:\n%s", want, text);
-}
-
-static void lacks (const char *text, const char *bad)
-{
-    if (strstr (text, bad))
-        fail_msg ("output has:\n%s\n--- output:\n%s", bad, text);
 }
 
 /* Five 2-GPU jobs on an 8-GPU node ran one at a time: without a default
