@@ -26,6 +26,39 @@ enum gp_export_target {
     GP_EXPORT_SLURM,
     GP_EXPORT_PROMETHEUS,
     GP_EXPORT_GRAFANA,
+    /* From a plan (gp_export_render_plan); the first two also from a
+     * cluster spec.
+     */
+    GP_EXPORT_GPU_OPERATOR,     /* ClusterPolicy, MIG and sharing config,
+                                   DCGM counters */
+    GP_EXPORT_YUNIKORN,         /* yunikorn-configs ConfigMap */
+    GP_EXPORT_NETWORK,          /* RDMA secondary networks per rail (plan) */
+    GP_EXPORT_SERVING,          /* KServe / LWS, KEDA / HPA (plan) */
+    GP_EXPORT_JOBS,             /* TrainJob / JobSet, sbatch (plan) */
+    GP_EXPORT__COUNT
+};
+
+struct gp_plan_spec;
+struct gp_plan_result;
+
+/* The plan behind a render (gp_export_render_plan): the spec and its
+ * result, and the option exported.  Exporters read every number from
+ * here (the plan's single decision path); they compute none themselves.
+ */
+struct gp_export_plan {
+    const struct gp_plan_spec *spec;
+    const struct gp_plan_result *result;
+    int option;                 /* index into result->options */
+};
+
+/* RDMA secondary-network flavour of the network target. */
+enum gp_export_net_flavor {
+    GP_NET_NVIDIA_OPERATOR,     /* default: NVIDIA Network Operator
+                                   (NicClusterPolicy, HostDeviceNetwork /
+                                   IPoIBNetwork), resources nvidia.com/ */
+    GP_NET_SRIOV,               /* standalone SR-IOV Network Operator
+                                   (SriovNetworkNodePolicy, SriovNetwork /
+                                   SriovIBNetwork), resources openshift.io/ */
 };
 
 /* Options of a render; a zeroed struct (or NULL) means the defaults. */
@@ -37,6 +70,13 @@ struct gp_export_opts {
                       the accelerator's catalog instance rows where a pool
                       omits cpus_per_node/host_memory (Kueue, Volcano);
                       NULL = none (borrowed) */
+    const struct gp_export_plan *plan; /* set by gp_export_render_plan();
+                      NULL for a cluster spec */
+    enum gp_export_net_flavor net;    /* network target */
+    int month;        /* serving: month of the horizon whose traffic the
+                         autoscaler follows, 1-based; 0 = the last */
+    int hpa;          /* serving: an autoscaling/v2 HPA instead of a KEDA
+                         ScaledObject */
 };
 
 struct gp_export_file {
@@ -51,11 +91,17 @@ struct gp_export {
     struct gp_export_file *files;
     size_t n_files;
     enum gp_export_target target; /* the target rendered */
+    /* Set when the target does not apply to what was exported (e.g. no
+     * Slurm node file for a managed cloud fleet, no RDMA network for a
+     * single node): n_files is 0 and this says why.  "" otherwise.
+     */
+    char not_applicable[256];
 };
 
-/* Parse "kueue", "volcano", "slurm", "prometheus" or "grafana" into '*t'.  Returns
- * 0, GP_ENOTFOUND naming the known targets, or GP_EINVAL for NULL
- * arguments; '*t' is untouched on failure.
+/* Parse a target name ("kueue", "volcano", "slurm", "prometheus",
+ * "grafana", "gpu-operator", "yunikorn", "network", "serving", "jobs")
+ * into '*t'.  Returns 0, GP_ENOTFOUND naming the known targets, or
+ * GP_EINVAL for NULL arguments; '*t' is untouched on failure.
  */
 int gp_export_target_parse (const char *s,
                             enum gp_export_target *t,
@@ -85,6 +131,26 @@ struct gp_export *gp_export_render (const struct gp_cluster *c,
 struct gp_export *gp_export_render_opts (const struct gp_cluster *c,
                                          enum gp_export_target t,
                                          const struct gp_export_opts *o,
+                                         gp_error_t *err);
+
+/* Whether target 't' needs a plan (network, serving, jobs) rather than
+ * a cluster spec alone.
+ */
+int gp_export_target_needs_plan (enum gp_export_target t);
+
+/* Render target 't' for option 'p->option' of a plan: the cluster-level
+ * targets get the option's cluster (gp_plan_option_cluster: its pool,
+ * and its teams with the planned quotas), the plan-level ones read the
+ * layouts and replicas of p->result.  'o' may be NULL (defaults); its
+ * 'plan' field is ignored (p is used).  A target that does not apply
+ * to the option returns an export with no files and not_applicable set.
+ * Returns NULL with 'err' set: GP_EINVAL (bad option index, names),
+ * GP_ENOTSUP, GP_ENOMEM.
+ */
+struct gp_export *gp_export_render_plan (const struct gp_export_plan *p,
+                                         enum gp_export_target t,
+                                         const struct gp_export_opts *o,
+                                         const struct gp_catalog *cat,
                                          gp_error_t *err);
 
 /* Parse a Kueue API version, "v1beta1" or "v1beta2", into '*api' (1 or

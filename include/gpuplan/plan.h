@@ -37,6 +37,7 @@ extern "C" {
 #define GP_PLAN_MAX_ASSUMPTIONS GP_DEF__COUNT
 #define GP_PLAN_MAX_SENS 12
 #define GP_PLAN_MAX_PRECISIONS 3   /* bf16, fp16, fp8 */
+#define GP_PLAN_DAY_HOURS 24       /* periods of a service's daily profile */
 
 /* ------------------------------ the spec ------------------------------ */
 
@@ -107,6 +108,14 @@ struct gp_plan_workload {
      */
     char precisions[GP_PLAN_MAX_PRECISIONS][16];
     size_t n_precisions;
+    /* inference: traffic over one day (spec 'profile', docs/formats/
+     * plan.md), per hour from 00:00, as shares of requests_per_s (the
+     * day's busiest hour is 1).  n_day_profile 0 = flat: requests_per_s
+     * all day.  The plan provisions the peak; the profile sets the
+     * replicas per hour the serving export's autoscaler follows.
+     */
+    double day_profile[GP_PLAN_DAY_HOURS];
+    size_t n_day_profile;
 };
 
 /* 1 when 'w' tolerates preemption (its allow_spot, else its kind). */
@@ -431,6 +440,37 @@ const char *gp_plan_infeasible_str (enum gp_plan_infeasible w);
 char *gp_plan_rules_text (const struct gp_plan_rules *r,
                           const char *pricing_model, char *buf, size_t n);
 
+/* What the planners chose for one workload on one option
+ * (gp_plan_option.wl[i], i = the workload's index in the spec): the
+ * layout that job manifests and serving objects are written from
+ * (docs/formats/export.md).  All 0 / "" when not sized.
+ */
+struct gp_plan_wl_plan {
+    int sized;                  /* 1 when the planners sized it here */
+    /* training and recurring: one run's layout */
+    long long gpus;             /* tp x pp x dp x cp */
+    int tp, pp, dp, cp, ep, vpp;
+    int micro_batch;            /* sequences per micro-batch */
+    int grad_accum;             /* micro-batches per step per replica */
+    long long global_batch;     /* sequences per step = micro x dp x
+                                 * grad_accum */
+    double seq_len;             /* tokens per sequence */
+    char recompute[16];         /* activation recomputation (train.h) */
+    char sharding[16];          /* optimizer/weight sharding (train.h) */
+    double step_s;              /* step time */
+    double run_days;            /* wall-clock days of one run */
+    double ckpt_interval_s;     /* the reliability model's interval */
+    /* inference: one replica */
+    int gpus_per_replica;       /* whole GPUs: tp x pp */
+    int replica_nodes;          /* nodes one replica spans */
+    char serve_precision[16];   /* weights */
+    char engine[16];
+    double replica_rps;         /* requests/s one replica carries at the
+                                 * planned headroom */
+    int max_num_seqs;           /* the replica's planned concurrent
+                                 * sequences */
+};
+
 struct gp_plan_option {
     char name[96];
     enum gp_option_kind kind;
@@ -602,6 +642,10 @@ struct gp_plan_option {
      * rules").
      */
     struct gp_plan_rules rules;
+    /* Per workload of the spec (same index): the planners' layout on
+     * this option (struct gp_plan_wl_plan).
+     */
+    struct gp_plan_wl_plan wl[GP_PLAN_MAX_WORKLOADS];
 };
 
 /* One shortfall of an option (gp_plan_option.shortfalls is a mask of
@@ -678,6 +722,36 @@ struct gp_plan_result {
 struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
                                     const struct gp_catalog *cat,
                                     gp_error_t *err);
+/* Replicas of service 'wi' in each hour of the day in month 'month'
+ * (0-based; the horizon's months) on option 'o': the month's rate
+ * (requests_per_s grown by growth_per_quarter, the rule the plan's
+ * demand uses) x the day profile's share for the hour, over the
+ * replica's planned rate (o->wl[wi].replica_rps), rounded up, at least
+ * 1.  Returns 0, or GP_EINVAL ('wi' not a sized service of 'o', month
+ * outside the horizon, NULL arguments) with 'err' set.
+ */
+int gp_plan_service_day (const struct gp_plan_spec *s,
+                         const struct gp_plan_option *o, size_t wi,
+                         size_t month, int replicas[GP_PLAN_DAY_HOURS],
+                         gp_error_t *err);
+
+struct gp_cluster;
+
+/* The cluster option 'option' of 'r' builds (for the exporters): one
+ * pool of its accelerator with its nodes, GPUs per node, scale-up domain
+ * and NIC bandwidth per GPU, and the plan's teams with the option's
+ * quotas (gp_plan_option.quotas), weights and priorities, in one cohort
+ * named after the plan so idle quota is lent as the plan's simulation
+ * assumes.  Returns a cluster the caller frees with gp_cluster_destroy(),
+ * or NULL with 'err' set (GP_EINVAL: bad index or an unsized option;
+ * GP_ENOMEM).
+ */
+struct gp_cluster *gp_plan_option_cluster (const struct gp_plan_spec *s,
+                                           const struct gp_plan_result *r,
+                                           int option,
+                                           const struct gp_catalog *cat,
+                                           gp_error_t *err);
+
 /* Free 'r' with its log and sources; NULL is a no-op. */
 void gp_plan_result_destroy (struct gp_plan_result *r);
 

@@ -9,6 +9,9 @@ Usage:
       Check one hand-written manifest.  A file whose first line is
       "# expect: RULE" must be rejected by RULE (a negative test); any other
       file must pass.
+  validate.py --dir DIR
+      Check every object of every YAML file under DIR (an export set);
+      all must pass.
   validate.py --coverage DIR
       Every rule has a negative test in DIR (a file expecting it).
 
@@ -65,19 +68,24 @@ def strict(node):
 
 
 def load_crds():
+    """Every CustomResourceDefinition under schemas/ (subfolders too)."""
     crds = {}
     d = os.path.join(HERE, "schemas")
-    for f in sorted(os.listdir(d)):
-        if not f.endswith(".yaml"):
-            continue
-        with open(os.path.join(d, f)) as fh:
-            crd = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        group = crd["spec"]["group"]
-        kind = crd["spec"]["names"]["kind"]
-        for v in crd["spec"]["versions"]:
-            s = v["schema"]["openAPIV3Schema"]
-            s["properties"]["metadata"] = {"type": "object"}
-            crds[(f"{group}/{v['name']}", kind)] = strict(s)
+    for root, dirs, files in os.walk(d):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.endswith(".yaml"):
+                continue
+            with open(os.path.join(root, f)) as fh:
+                crd = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
+                continue
+            group = crd["spec"]["group"]
+            kind = crd["spec"]["names"]["kind"]
+            for v in crd["spec"]["versions"]:
+                s = v["schema"]["openAPIV3Schema"]
+                s.setdefault("properties", {})["metadata"] = {"type": "object"}
+                crds[(f"{group}/{v['name']}", kind)] = strict(s)
     return crds
 
 
@@ -506,6 +514,21 @@ def _(doc, ctx):
             if doc["metadata"]["name"] == "root" else [])
 
 
+# ------------------------------------------------------- more rule modules
+
+# Core Kubernetes kinds (ConfigMap, HorizontalPodAutoscaler, ...) have no
+# CRD: a rule module registers a checker per (apiVersion, kind) here, each
+# returning a list of messages.  A kind with neither a CRD nor a checker
+# fails ("no schema").
+CORE_CHECKERS = {}
+
+# Each export target's rules live in rules_<target>.py beside this file,
+# run in this module's namespace (rule(), spec(), qty(), CORE_CHECKERS).
+for _f in sorted(os.listdir(HERE)):
+    if _f.startswith("rules_") and _f.endswith(".py"):
+        with open(os.path.join(HERE, _f)) as _fh:
+            exec(compile(_fh.read(), os.path.join(HERE, _f), "exec"), globals())
+
 # ------------------------------------------------------------------ checking
 
 def check_docs(docs, label, excluded=()):
@@ -517,7 +540,10 @@ def check_docs(docs, label, excluded=()):
         kind, name = doc.get("kind"), (doc.get("metadata") or {}).get("name")
         where = f"{label} {kind} {name}"
         key = (doc.get("apiVersion"), kind)
-        if key != ("v1", "Namespace"):
+        if key in CORE_CHECKERS:
+            for msg in CORE_CHECKERS[key](doc):
+                fails.append(("schema", f"{where}: {msg}"))
+        elif key != ("v1", "Namespace"):
             schema = CRDS.get(key)
             if schema is None:
                 fails.append(("schema", f"{where}: no schema for {key}"))
@@ -626,7 +652,34 @@ def check_coverage(d):
     return 1 if missing or "schema" not in expected else 0
 
 
+def check_dir(d):
+    """Every object of every .yaml file under 'd' (an export set) passes."""
+    docs, n_files = [], 0
+    for root, dirs, files in os.walk(d):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.endswith((".yaml", ".yml")):
+                continue
+            n_files += 1
+            with open(os.path.join(root, f)) as fh:
+                for doc in yaml.safe_load_all(fh):
+                    if isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc:
+                        docs.append(doc)
+    excluded = []
+    for doc in docs:
+        if doc.get("kind") == "Configuration":
+            excluded += (doc.get("resources") or {}).get("excludeResourcePrefixes") or []
+    docs = [x for x in docs if x.get("kind") != "Configuration"]
+    fails = check_docs(docs, os.path.basename(os.path.normpath(d)), excluded)
+    for _, msg in fails:
+        print(f"FAIL {msg}")
+    print(f"{n_files} files, {len(docs)} objects, {len(fails)} failures")
+    return 1 if fails or not docs else 0
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--dir":
+        return check_dir(argv[2])
     if len(argv) == 3 and argv[1] == "--file":
         return check_file(argv[2])
     if len(argv) == 3 and argv[1] == "--coverage":

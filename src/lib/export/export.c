@@ -22,7 +22,14 @@ static const struct gp_export_target_ops *const targets[] = {
     [GP_EXPORT_SLURM] = &gp__export_slurm,
     [GP_EXPORT_PROMETHEUS] = &gp__export_prometheus,
     [GP_EXPORT_GRAFANA] = &gp__export_grafana,
+    [GP_EXPORT_GPU_OPERATOR] = &gp__export_gpu_operator,
+    [GP_EXPORT_YUNIKORN] = &gp__export_yunikorn,
+    [GP_EXPORT_NETWORK] = &gp__export_network,
+    [GP_EXPORT_SERVING] = &gp__export_serving,
+    [GP_EXPORT_JOBS] = &gp__export_jobs,
 };
+_Static_assert (sizeof targets / sizeof *targets == GP_EXPORT__COUNT,
+                "one ops table per export target");
 #define N_TARGETS (sizeof targets / sizeof *targets)
 
 static const struct gp_export_target_ops *ops_of (enum gp_export_target t)
@@ -42,8 +49,40 @@ int gp_export_target_parse (const char *s, enum gp_export_target *t,
         }
     return gp_errprintf (err, GP_ENOTFOUND,
                          "unknown export target '%s'; expected kueue, "
-                         "volcano, slurm, prometheus or grafana",
+                         "volcano, slurm, prometheus, grafana, gpu-operator, "
+                         "yunikorn, network, serving or jobs",
                          s);
+}
+
+int gp_export_target_needs_plan (enum gp_export_target t)
+{
+    const struct gp_export_target_ops *o = ops_of (t);
+    return o ? o->needs_plan : 0;
+}
+
+int gp__export_not_yet (const struct gp_cluster *c,
+                        const struct gp_export_opts *o,
+                        struct gp_export *x, gp_error_t *err)
+{
+    (void)c;
+    (void)o;
+    return gp_errprintf (err, GP_ENOTSUP,
+                         "export %s: not yet supported",
+                         gp_export_target_str (x->target));
+}
+
+struct gp_export *gp_export_render_plan (const struct gp_export_plan *p,
+                                         enum gp_export_target t,
+                                         const struct gp_export_opts *o,
+                                         const struct gp_catalog *cat,
+                                         gp_error_t *err)
+{
+    (void)p;
+    (void)o;
+    (void)cat;
+    gp_errprintf (err, GP_ENOTSUP, "export %s --plan: not yet supported",
+                  gp_export_target_str (t));
+    return NULL;
 }
 
 const char *gp_export_target_str (enum gp_export_target t)
@@ -120,6 +159,11 @@ struct gp_export *gp_export_render_opts (const struct gp_cluster *c,
     }
     if (!c || c->n_pools == 0) {
         gp_errprintf (err, GP_EINVAL, "export: empty cluster");
+        return NULL;
+    }
+    if (ops->needs_plan && !o->plan) {
+        gp_errprintf (err, GP_EINVAL, "export %s: needs a plan (--plan "
+                      "PLAN.yaml), not a cluster spec", ops->name);
         return NULL;
     }
     if (gp__export_check_names (c, ops->k8s_names, err) != 0)

@@ -40,6 +40,7 @@ struct gp_export_target_ops {
     const char *name;      /* as on the command line: "kueue" */
     int k8s_names;         /* names must be DNS-1123 labels, else Slurm's
                               (quote.h) */
+    int needs_plan;        /* 1: only from a plan (o->plan set) */
     int (*write) (const struct gp_cluster *c, const struct gp_export_opts *o,
                   struct gp_export *x, gp_error_t *err);
 };
@@ -49,6 +50,16 @@ extern const struct gp_export_target_ops gp__export_volcano;
 extern const struct gp_export_target_ops gp__export_slurm;
 extern const struct gp_export_target_ops gp__export_prometheus;
 extern const struct gp_export_target_ops gp__export_grafana;
+extern const struct gp_export_target_ops gp__export_gpu_operator;
+extern const struct gp_export_target_ops gp__export_yunikorn;
+extern const struct gp_export_target_ops gp__export_network;
+extern const struct gp_export_target_ops gp__export_serving;
+extern const struct gp_export_target_ops gp__export_jobs;
+
+/* The 'write' of a target that is not built yet: GP_ENOTSUP naming it. */
+int gp__export_not_yet (const struct gp_cluster *c,
+                        const struct gp_export_opts *o,
+                        struct gp_export *x, gp_error_t *err);
 
 /* ========================== shared helpers ============================= */
 

@@ -1,0 +1,9 @@
+/* gpu_operator.c - the gpu-operator export target: not yet supported (docs/formats/export.md). */
+#include "export_private.h"
+
+const struct gp_export_target_ops gp__export_gpu_operator = {
+    .name = "gpu-operator",
+    .k8s_names = 1,
+    .needs_plan = 0,
+    .write = gp__export_not_yet,
+};

@@ -1,0 +1,9 @@
+/* jobs.c - the jobs export target: not yet supported (docs/formats/export.md). */
+#include "export_private.h"
+
+const struct gp_export_target_ops gp__export_jobs = {
+    .name = "jobs",
+    .k8s_names = 1,
+    .needs_plan = 1,
+    .write = gp__export_not_yet,
+};
