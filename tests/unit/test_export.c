@@ -163,7 +163,7 @@ static void test_bad (void **state)
     gp_error_t err = {0};
     enum gp_export_target t;
     assert_int_equal (gp_export_target_parse ("k8s", &t, &err), GP_ENOTFOUND);
-    assert_non_null (strstr (err.text, "kueue, volcano, slurm, prometheus or grafana"));
+    assert_non_null (strstr (err.text, "grafana, gpu-operator, yunikorn, network, serving or jobs"));
     const char *bad = "name: lab\npools:\n  - {name: H100_Pool, accelerator: "
                       "H100-SXM, gpus_per_node: 8, nodes: 1}\n";
     struct gp_doc *d = gp_doc_parse (bad, strlen (bad), "x.yaml", &err);
