@@ -305,8 +305,13 @@ static void test_option_cluster_example (void **state)
             assert_int_equal (p->cpus_per_node, 192); /* AWS: 192 vCPUs */
             assert_true (p->host_mem_bytes == 2048.0 * 1024 * 1024 * 1024);
         }
-        if (o->kind == GP_OPT_ONPREM)
+        if (o->kind == GP_OPT_ONPREM) {
             assert_int_equal (p->cpus_per_node, 0);
+            assert_true (o->pow.nodes_per_rack > 0);
+            assert_int_equal (p->nodes_per_rack, o->pow.nodes_per_rack);
+        } else {
+            assert_int_equal (p->nodes_per_rack, 0);
+        }
         assert_int_equal (c->n_teams, 3);
         long long sum = 0;
         static const char *const names[] = {"foundation", "applied",
