@@ -18,6 +18,7 @@
 
 #include "gpuplan/arch.h"
 #include "gpuplan/cluster.h"
+#include "gpuplan/export.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/report.h"
 #include "plan/plan_private.h"
@@ -551,6 +552,58 @@ static void test_json_workloads (void **state)
     json_decref (j);
 }
 
+/* gp_export_render_plan: a cluster-level target on the option's cluster,
+ * Slurm not applicable to a cloud option, the month and option checked;
+ * 'all' either renders every target or fails naming one and returns
+ * none.
+ */
+static void test_render_plan (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    struct gp_export_plan p = {ex.spec, ex.res, ex.res->recommended};
+    struct gp_export *x = gp_export_render_plan (&p, GP_EXPORT_KUEUE, NULL,
+                                                 ex.cat, &err);
+    if (!x)
+        fail_msg ("%s", err.text);
+    assert_true (x->n_files >= 1 && !x->not_applicable[0]);
+    assert_non_null (strstr (x->files[0].text, "cohortName: enterprise-2027"));
+    gp_export_destroy (x);
+    p.option = gp_plan_option_index (ex.res, "aws-p5/mix", &err);
+    assert_true (p.option >= 0);
+    x = gp_export_render_plan (&p, GP_EXPORT_SLURM, NULL, ex.cat, &err);
+    assert_non_null (x);
+    assert_int_equal (x->n_files, 0);
+    assert_non_null (strstr (x->not_applicable, "cloud fleet"));
+    gp_export_destroy (x);
+    struct gp_export_opts o = {0};
+    o.month = 37; /* 36 months */
+    assert_null (gp_export_render_plan (&p, GP_EXPORT_KUEUE, &o, ex.cat,
+                                        &err));
+    assert_non_null (strstr (err.text, "(1 to 36)"));
+    o.month = 36;
+    x = gp_export_render_plan (&p, GP_EXPORT_KUEUE, &o, ex.cat, &err);
+    assert_non_null (x);
+    gp_export_destroy (x);
+    p.option = (int)ex.res->n_options;
+    assert_null (gp_export_render_plan (&p, GP_EXPORT_KUEUE, NULL, ex.cat,
+                                        &err));
+    p.option = ex.res->recommended;
+    struct gp_export *xs[GP_EXPORT__COUNT];
+    int rc = gp_export_render_plan_all (&p, NULL, ex.cat, xs, &err);
+    for (int t = 0; t < GP_EXPORT__COUNT; t++) {
+        if (rc != 0) {
+            assert_null (xs[t]);
+            continue;
+        }
+        assert_non_null (xs[t]);
+        assert_int_equal (xs[t]->target, t);
+        gp_export_destroy (xs[t]);
+    }
+    if (rc != 0)
+        assert_non_null (strstr (err.text, "export all: "));
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -563,6 +616,7 @@ int main (void)
         cmocka_unit_test (test_profile_key),
         cmocka_unit_test (test_profile_not_training),
         cmocka_unit_test (test_json_workloads),
+        cmocka_unit_test (test_render_plan),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

@@ -9,6 +9,7 @@
  * the target's rules first, so a spec that would give an invalid object
  * fails with a message naming the field instead.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,25 @@ int gp__export_not_yet (const struct gp_cluster *c,
                          gp_export_target_str (x->target));
 }
 
+/* An export of target 't' with no files: 't' does not apply, and why. */
+static struct gp_export *not_applicable (enum gp_export_target t,
+                                         const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static struct gp_export *not_applicable (enum gp_export_target t,
+                                         const char *fmt, ...)
+{
+    struct gp_export *x = calloc (1, sizeof *x);
+    if (!x)
+        return NULL;
+    x->target = t;
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (x->not_applicable, sizeof x->not_applicable, fmt, ap);
+    va_end (ap);
+    return x;
+}
+
 struct gp_export *gp_export_render_plan (const struct gp_export_plan *p,
                                          enum gp_export_target t,
                                          const struct gp_export_opts *o,
@@ -102,6 +122,16 @@ struct gp_export *gp_export_render_plan (const struct gp_export_plan *p,
         gp_errprintf (err, GP_EINVAL, "export: network flavour %d: "
                       "expected nvidia or sriov", (int)xo.net);
         return NULL;
+    }
+    if (t == GP_EXPORT_SLURM && opt->kind == GP_OPT_CLOUD) {
+        struct gp_export *x = not_applicable (
+            t, "option '%s' is a cloud fleet: a managed Slurm "
+               "(ParallelCluster, Cluster Toolkit, CycleCloud) writes its "
+               "own node and partition lines from the instance type",
+            opt->name);
+        if (!x)
+            gp_errprintf (err, GP_ENOMEM, "out of memory");
+        return x;
     }
     struct gp_cluster *c = gp_plan_option_cluster (p->spec, r, p->option,
                                                    cat, err);
