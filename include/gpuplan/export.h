@@ -142,8 +142,11 @@ int gp_export_target_needs_plan (enum gp_export_target t);
  * targets get the option's cluster (gp_plan_option_cluster: its pool,
  * and its teams with the planned quotas), the plan-level ones read the
  * layouts and replicas of p->result.  'o' may be NULL (defaults); its
- * 'plan' field is ignored (p is used).  A target that does not apply
- * to the option returns an export with no files and not_applicable set.
+ * 'plan' field is ignored (p is used), its 'catalog' NULL means 'cat'.
+ * A target that does not apply to the option returns an export with no
+ * files and not_applicable set (slurm for a cloud option: a managed
+ * Slurm writes its own node lines).  o->month outside 0..the option's
+ * months is GP_EINVAL.
  * Returns NULL with 'err' set: GP_EINVAL (bad option index, names),
  * GP_ENOTSUP, GP_ENOMEM.
  */
