@@ -70,8 +70,7 @@ static void fill_rails (struct gp__rdma *out)
         snprintf (r->res_name, sizeof r->res_name, "rdma_rail_%d", i);
         snprintf (r->resource, sizeof r->resource, "%s/%s", out->prefix,
                   r->res_name);
-        snprintf (r->ifname, sizeof r->ifname, "%s_r%d",
-                  out->kind == GP__FABRIC_IB ? "ib" : "eth", i);
+        snprintf (r->ifname, sizeof r->ifname, "eth_r%d", i);
         snprintf (r->subnet, sizeof r->subnet, "172.%d.0.0/16", 16 + i);
         used += (size_t)snprintf (out->annotation + used,
                                   sizeof out->annotation - used, "%s%s/%s",

@@ -45,11 +45,11 @@ struct gp__rdma_rail {
                                    "nvidia.com/rdma_rail_0" (Network
                                    Operator) or "openshift.io/rdma_rail_0"
                                    (SR-IOV Network Operator); 1 per pod */
-    char ifname[16];            /* host interface assumed for the rail's
-                                   NIC: "ibp<i>"-style names are not
-                                   stable, so gpuplan assumes the rail
-                                   renaming of NVIDIA's presets:
-                                   "ib_r<i>" (IB) / "eth_r<i>" (RoCE) */
+    char ifname[16];            /* host netdev assumed for the rail's NIC
+                                   (PCI-derived names differ per server,
+                                   so gpuplan assumes the per-rail
+                                   renaming of NVIDIA's presets):
+                                   "eth_r<i>", IB and RoCE alike */
     char subnet[32];            /* whereabouts range: "172.16.0.0/16" */
 };
 
