@@ -227,6 +227,11 @@ static void rails_none (void **state)
     assert_non_null (strstr (r.why, "cloud"));
     assert_non_null (strstr (r.why, "EFA"));
     pf_free (&p);
+    pf_init (&p, GP_OPT_BURST, 32, 8, "qm9700");
+    assert_int_equal (gp__rdma_rails (&p.o, &p.c, &r, &err), 0);
+    assert_int_equal (r.n_rails, 0);
+    assert_non_null (strstr (r.why, "cloud burst"));
+    pf_free (&p);
     /* no plan (a cluster spec) */
     struct gp_export_opts o = {0};
     assert_int_equal (gp__rdma_rails (&o, NULL, &r, &err), 0);

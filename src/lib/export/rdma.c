@@ -102,6 +102,12 @@ int gp__rdma_rails (const struct gp_export_opts *o,
                              p->result->n_options);
     const struct gp_plan_option *op = &p->result->options[p->option];
     out->nodes = op->nodes;
+    if (op->kind == GP_OPT_BURST) {
+        none (out, "option '%s' is a cloud burst: its owned fleet's fabric "
+              "is the existing cluster's, not designed by this plan, and "
+              "the rented part runs on the provider's fabric", op->name);
+        return 0;
+    }
     if (op->cloud_fabric || op->kind != GP_OPT_ONPREM) {
         none (out, "option '%s' runs on a cloud fleet: its fabric (EFA, "
               "GPUDirect-TCPX/TCPXO, ...) is the provider's, not "
