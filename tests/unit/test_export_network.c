@@ -22,6 +22,7 @@
 #include "gpuplan/gpuplan.h"
 #include "export_fixture.h"
 #include "export/export_private.h"
+#include "export/quote.h"
 #include "export/rdma.h"
 
 /* A plan with one option: 'kind', 'nodes' nodes of 8 GPUs, fabric of
@@ -162,6 +163,12 @@ static void rails_ib_8 (void **state)
                          "default/rdma-rail-4,default/rdma-rail-5,"
                          "default/rdma-rail-6,default/rdma-rail-7");
     assert_string_equal (r.why, "");
+    /* the names pass the target's rules (quote.h): networks are DNS-1123
+     * labels; resource names are [a-zA-Z0-9_]+ (no dash, no dot) */
+    for (int i = 0; i < r.n_rails; i++) {
+        assert_true (gp__name_dns1123_label (r.rails[i].network));
+        assert_null (strpbrk (r.rails[i].res_name, "-./"));
+    }
     /* the SR-IOV operator's prefix */
     p.o.net = GP_NET_SRIOV;
     assert_int_equal (gp__rdma_rails (&p.o, &p.c, &r, &err), 0);
