@@ -80,8 +80,8 @@ static int policy_of (const struct gp_export_opts *o, struct yk *k,
         }
     return gp_errprintf (err, GP_ENOTSUP,
                          "export yunikorn: policy '%s' has no YuniKorn "
-                         "equivalent (its queues sort applications fifo or "
-                         "fair, by priority); plan with fifo, "
+                         "equivalent (YuniKorn sorts applications fifo or "
+                         "fair, optionally by priority); plan with fifo, "
                          "fifo-backfill, priority or fair-share",
                          want);
 }
