@@ -20,7 +20,8 @@
  *   fair-share      fifo       disabled       on          cohorts fenced
  *
  * las and srtf order jobs by attained or remaining service, which YuniKorn
- * cannot express: GP_ENOTSUP.  YuniKorn falls back silently on a bad
+ * cannot express: the target does not apply (no file, the reason in
+ * x->not_applicable).  YuniKorn falls back silently on a bad
  * property value, so every value written here is one of its documented
  * constants (and tests/export/rules_yunikorn.py checks them).
  *
@@ -65,25 +66,25 @@ struct yk {
 };
 
 /* The policy of the plan (fair-share, the plan's default, for a cluster
- * spec or a plan that names none). */
-static int policy_of (const struct gp_export_opts *o, struct yk *k,
-                      gp_error_t *err)
+ * spec or a plan that names none); NULL for a policy YuniKorn cannot
+ * express, with the reason in 'why'. */
+static const struct yk_policy *policy_of (const struct gp_export_opts *o,
+                                          int *from_plan, char *why,
+                                          size_t n)
 {
     const char *want = "fair-share";
-    k->from_plan = o->plan && o->plan->spec;
-    if (k->from_plan && o->plan->spec->policy[0])
+    *from_plan = o->plan && o->plan->spec;
+    if (*from_plan && o->plan->spec->policy[0])
         want = o->plan->spec->policy;
     for (size_t i = 0; i < sizeof policies / sizeof *policies; i++)
-        if (!strcmp (policies[i].name, want)) {
-            k->pol = &policies[i];
-            return 0;
-        }
-    return gp_errprintf (err, GP_ENOTSUP,
-                         "export yunikorn: policy '%s' has no YuniKorn "
-                         "equivalent (YuniKorn sorts applications fifo or "
-                         "fair, optionally by priority); plan with fifo, "
-                         "fifo-backfill, priority or fair-share",
-                         want);
+        if (!strcmp (policies[i].name, want))
+            return &policies[i];
+    snprintf (why, n, "the plan's policy '%s' has no YuniKorn equivalent "
+                      "(YuniKorn sorts applications fifo or fair, "
+                      "optionally by priority); plan with fifo, "
+                      "fifo-backfill, priority or fair-share",
+              want);
+    return NULL;
 }
 
 /* Names YuniKorn cannot take: its root queue, and a cohort that is also
@@ -414,9 +415,11 @@ static int write_yunikorn (const struct gp_cluster *c,
     struct yk k = {.c = c};
     k.teams = gp__teams_of (c, &k.nt, &fb);
     k.fallback = k.teams == &fb;
-    int rc = policy_of (o, &k, err);
-    if (rc == 0)
-        rc = check_names (&k, err);
+    k.pol = policy_of (o, &k.from_plan, x->not_applicable,
+                       sizeof x->not_applicable);
+    if (!k.pol)
+        return 0; /* not applicable: no files, the reason set */
+    int rc = check_names (&k, err);
     if (rc == 0)
         rc = gp__k8s_res_build (&k.r, c, o->catalog, err);
     if (rc != 0)

@@ -2,6 +2,7 @@
 """Export yunikorn for each cluster spec and check it as a cluster would.
 
 Usage: run.py GPUPLAN SPEC.yaml [SPEC.yaml ...]
+       (a SPEC written plan:PATH is a plan: exported with --plan PATH)
 
 Each export must be one ConfigMap yunikorn-configs (namespace yunikorn)
 that passes tests/export/validate.py --dir: the core-kind check of the
@@ -25,8 +26,11 @@ def main(argv):
         return 2
     gp, failed = argv[1], 0
     for spec in argv[2:]:
+        kind = "--cluster"
+        if spec.startswith("plan:"):
+            kind, spec = "--plan", spec[5:]
         label = os.path.basename(spec)
-        p = subprocess.run([gp, "export", "yunikorn", "--cluster", spec, "--json"],
+        p = subprocess.run([gp, "export", "yunikorn", kind, spec, "--json"],
                            capture_output=True, text=True)
         if p.returncode != 0:
             print(f"FAIL {label}: export failed: {p.stderr.strip()}")
