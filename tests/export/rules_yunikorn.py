@@ -25,8 +25,8 @@ YK_RULE_NAME = re.compile(r"^[_a-zA-Z][a-zA-Z0-9_]*$")
 YK_USER = re.compile(r"^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$")
 YK_GROUP = re.compile(r"^[_a-zA-Z][a-zA-Z0-9:_.-]*$")
 YK_RULES_KNOWN = {"provided", "user", "fixed", "tag"}
-YK_QTY = re.compile(r"^([0-9]+)(k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|m)?$")
-YK_SUFFIX = {None: 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
+YK_QTY = re.compile(r"^([+-]?[0-9]+)([A-Za-z]*)$")
+YK_SUFFIX = {"": 1, "m": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
              "P": 10**15, "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30,
              "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 YK_DURATION = re.compile(r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+)$")
@@ -176,15 +176,17 @@ def yk_queues(doc):
 
 
 def yk_qty(name, v):
-    """A YuniKorn quantity in base units (vcore in millicores), or None."""
-    m = YK_QTY.match(str(v).strip())
-    if not m or (m.group(2) == "m" and name != "vcore"):
+    """A YuniKorn quantity in base units (vcore in millicores), or None:
+    pkg/common/resources ParseQuantity / ParseVCore (whitespace removed, a
+    signed integer and one suffix, 'm' for vcore only, int64) and
+    NewResourceFromConf (not negative)."""
+    m = YK_QTY.match(re.sub(r"\s+", "", str(v)))
+    if not m or m.group(2) not in YK_SUFFIX or (m.group(2) == "m" and name != "vcore"):
         return None
-    n = int(m.group(1))
-    if m.group(2) == "m":
-        return n
-    n *= YK_SUFFIX[m.group(2)]
-    return n * 1000 if name == "vcore" else n
+    n = int(m.group(1)) * YK_SUFFIX[m.group(2)]
+    if name == "vcore" and m.group(2) != "m":
+        n *= 1000
+    return n if 0 <= n < 2**63 else None
 
 
 def yk_res(m):
