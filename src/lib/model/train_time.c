@@ -108,8 +108,8 @@ double gp_train_allreduce_up_s (const struct gp_train_hw *hw, double bytes,
  * algorithm bandwidth is d_in NICs x sharp x NIC rate; the leaf switch
  * aggregates before its uplinks, so oversubscription does not slow it.
  * With d_in > 1 the node's ranks first combine over NVLink, which caps
- * it: at NVLS's algorithm bandwidth where the node has NVLink SHARP
- * (NCCL's NVLS algorithm: NVLink SHARP inside, CollNet between nodes,
+ * it: at NVLS's algorithm bandwidth where the node's ranks can use
+ * NVLink SHARP (NCCL's NVLS algorithm: NVLink SHARP inside, CollNet between nodes,
  * NVIDIA/nccl #1725), else at half the scale-up bus bandwidth (NVLink
  * carries about twice the data, NVIDIA/nccl #320).
  */
@@ -121,7 +121,9 @@ static double allreduce_out_s (const struct gp_train_hw *hw, double bytes,
     if (hw->sharp_share > 0 && nodes >= 2) {
         double sb = d_in * hw->scale_out_bw * hw->sharp_share;
         double up = hw->scale_up_bw * hw->eff.scale_up;
-        double cap = up * (hw->nvls_share > 0 ? hw->nvls_share : 0.5);
+        double cap = up * (hw->nvls_share > 0 && d_in >= NVLS_MIN_RANKS
+                               ? hw->nvls_share
+                               : 0.5);
         if (d_in > 1 && sb > cap)
             sb = cap;
         double v = bytes / sb + 2.0 * log2 (nodes) * lat;

@@ -341,9 +341,12 @@ static int size_training (struct gp_plan_spec *s, struct plan_memo *memo,
             hw.scale_out_bw = (os->nics_per_gpu > 0 ? os->nics_per_gpu : 1)
                               * gbps * 1e9 / 8;
         hw.oversub = os->oversub >= 1 ? os->oversub : 1;
-        /* a SHARP-capable InfiniBand switch: timed beside, not sized */
+        /* a SHARP-capable InfiniBand switch: timed beside, not sized
+         * (as calibrated only: the sensitivity rows do not report it)
+         */
         double share = 0;
-        if (gp_catalog_part_value (cat, os->switch_id, "sharp_algbw_share",
+        if (mfu == 1
+            && gp_catalog_part_value (cat, os->switch_id, "sharp_algbw_share",
                                    &share, NULL) == 0 && share > 0)
             z->sharp_share = share;
     }
