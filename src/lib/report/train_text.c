@@ -83,9 +83,15 @@ static void innet (struct rbuf *b, const struct gp_train_plan_result *r,
                           what, step, w, 100 * (step / w - 1));
         else
             gp_rb_printf (b, "  in-network reduction: %s on, no gain for "
-                             "this layout (it speeds up all-reduces of 2 "
-                             "MiB or more only; this layout has none)\n",
-                          what);
+                             "this layout: it speeds up all-reduces only, "
+                             "and %s\n",
+                          what,
+                          p->top[0].layout.sharding != GP_SHARD_NONE
+                              ? "this layout reduce-scatters its gradients "
+                                "(ZeRO/FSDP)"
+                              : "this layout's are as fast on the ring "
+                                "(under 2 MiB, under 5 ranks, or NVLink-"
+                                "bound)");
     }
     if (sw && !p->innet_sharp)
         gp_rb_printf (b, "  IB SHARP: switch %s has no SHARP (not a "
