@@ -526,7 +526,8 @@ struct gp_plan_option {
     double sharp_step_gain;     /* largest over the training and recurring
                                  * runs: 1 - step with / without SHARP,
                                  * the planned layout */
-    char sharp_gain_workload[GP_PLAN_NAME]; /* the run it belongs to */
+    char sharp_gain_workload[GP_PLAN_NAME]; /* the run it belongs to;
+                                 * "" when no run gains */
     double sharp_gpu_hours_saved;   /* over the horizon, every run */
     double sharp_usd_saved;     /* x usd_per_gpu_hour */
     double sharp_breakeven_usd_per_switch;  /* sharp_usd_saved / the

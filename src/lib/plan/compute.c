@@ -189,8 +189,8 @@ static void record_need (struct gp_plan_spec *s, struct plan_sizing *z,
     z->need_bw[wi] = need;
     z->slowdown[wi] = slow;
     /* with InfiniBand SHARP (sharp.c): the chosen layout, or the fastest
-     * layout at the same GPU count when SHARP makes another one faster;
-     * as the step time at the chosen layout's tokens per step
+     * layout at the same GPU count and batch when SHARP makes another one
+     * faster; as the step time at the chosen layout's tokens per step
      */
     z->step_plain_s[wi] = tr->time.step_s;
     if (z->sharp_share > 0 && tr->time.tokens_per_s > 0) {
@@ -203,8 +203,8 @@ static void record_need (struct gp_plan_spec *s, struct plan_sizing *z,
         struct gp_train_result top[1];
         gp_search_fix_free (&fix);
         const struct gp_layout *l = &tr->layout;
-        if (gp_train_search_batch (m, job, &h, l->tp * l->pp * l->dp * l->cp,
-                                   &fix, top, 1, NULL, NULL)
+        if (gp_search_layouts (m, job, &h, l->tp * l->pp * l->dp * l->cp,
+                               &fix, top, 1, NULL)
             && top[0].time.tokens_per_s > tps)
             tps = top[0].time.tokens_per_s;
         z->step_sharp_s[wi] = tr->time.step_s * tr->time.tokens_per_s / tps;

@@ -108,8 +108,9 @@ void gp__plan_sharp (struct plan_ctx *c, const struct gp_plan_option_spec *os,
     }
     o->sharp_known = 1;
     o->sharp_step_gain = gain;
-    snprintf (o->sharp_gain_workload, sizeof o->sharp_gain_workload, "%s",
-              s->workloads[best].name);
+    if (gain > 0)
+        snprintf (o->sharp_gain_workload, sizeof o->sharp_gain_workload,
+                  "%s", s->workloads[best].name);
     o->sharp_gpu_hours_saved = saved;
     o->sharp_usd_saved = saved * o->usd_per_gpu_hour;
     o->sharp_breakeven_usd_per_switch = o->sharp_usd_saved

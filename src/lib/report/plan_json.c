@@ -97,8 +97,9 @@ static json_t *network_json (const struct gp_plan_option *o)
         int k = o->sharp_known;
         set (sh, "evaluated", json_boolean (k));
         set (sh, "step_gain", num_or_null (k, o->sharp_step_gain));
-        set (sh, "set_by", k ? json_string (o->sharp_gain_workload)
-                             : json_null ());
+        set (sh, "set_by", k && o->sharp_gain_workload[0]
+                               ? json_string (o->sharp_gain_workload)
+                               : json_null ());
         set (sh, "gpu_hours_saved", num_or_null (k, o->sharp_gpu_hours_saved));
         set (sh, "usd_saved", num_or_null (k, o->sharp_usd_saved));
         set (sh, "breakeven_usd_per_switch",

@@ -31,8 +31,11 @@ void gp_report_sharp (struct rout *out, const struct gp_plan_result *r)
         snprintf (x[1], 48, "%.4g", o->sharp_gpu_hours_saved);
         gp_fmt_usd (o->sharp_usd_saved, x[2], 48);
         gp_fmt_usd (o->sharp_breakeven_usd_per_switch, x[3], 48);
-        const char *row[] = {o->name, x[0], o->sharp_gain_workload, x[1],
-                             x[2], x[3]};
+        const char *row[] = {o->name, x[0],
+                             o->sharp_gain_workload[0]
+                                 ? o->sharp_gain_workload
+                                 : "-",
+                             x[1], x[2], x[3]};
         gp_rout_row (out, row);
     }
     if (known)
