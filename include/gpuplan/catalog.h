@@ -47,6 +47,12 @@ struct gp_generation {
                                 * direction, byte/s (nic_gbps) */
     double fp4_per_fp8;        /* dense FP4 / FP8 peak where an accelerator
                                 * row gives no FP4 figure; 0 = no FP4 */
+    double nvls_algbw;         /* NVLink SHARP (NVLS) all-reduce algorithm
+                                * bandwidth / ring bus bandwidth on the
+                                * generation's NVSwitch systems (column
+                                * nvls_algbw_share); 0 = no NVLS
+                                * (docs/model/training.md, "In-network
+                                * reduction") */
     const char *source;
     const char *notes;
 };

@@ -519,6 +519,27 @@ struct gp_plan_option {
     double given_bw_per_gpu;    /* byte/s */
     double comm_slowdown;       /* step(given) / step(unlimited) - 1 */
     int bw_short;               /* shortfall: need > given */
+    /* Fabric choice, in-network reduction (docs/model/infrastructure.md,
+     * "In-network reduction: the fabric choice"): on-prem options of
+     * more than one node whose InfiniBand switch has SHARP rows in the
+     * catalog.  The plan is sized without SHARP; these say what SHARP
+     * would save.  sharp_known 0 with the reason in sharp_note otherwise
+     * (Ethernet, one node, cloud, no training run).
+     */
+    int sharp_known;
+    double sharp_step_gain;     /* largest over the training and recurring
+                                 * runs: 1 - step with / without SHARP,
+                                 * the planned layout */
+    char sharp_gain_workload[GP_PLAN_NAME]; /* the run it belongs to;
+                                 * "" when no run gains */
+    double sharp_gpu_hours_saved;   /* over the horizon, every run */
+    double sharp_usd_saved;     /* x usd_per_gpu_hour */
+    double sharp_breakeven_usd_per_switch;  /* sharp_usd_saved / the
+                                 * fabric's switches: the premium per
+                                 * switch (hardware, licence) at which
+                                 * SHARP-capable switches pay for
+                                 * themselves over the horizon */
+    char sharp_note[GP_PLAN_TEXT];
 
     /* storage */
     struct gp_part_status storage;

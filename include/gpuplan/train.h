@@ -122,7 +122,30 @@ struct gp_train_hw {
     double runtime_bytes;     /* CUDA context, NCCL, allocator reserve */
     int fp8;                  /* FP8 GEMMs: inputs cast from BF16 */
     struct gp_train_eff eff;
+    /* In-network reduction (docs/model/training.md, "In-network
+     * reduction"); 0 = none.  nvls_share: NVLink SHARP all-reduce
+     * algorithm bandwidth / the ring's bus bandwidth inside the scale-up
+     * domain (the generation's nvls_algbw_share on NVSwitch systems).
+     * sharp_share: InfiniBand SHARP all-reduce algorithm bandwidth per
+     * NIC / NIC bandwidth (the fabric switch's sharp_algbw_share; set by
+     * the caller that knows the fabric: never on Ethernet/RoCE).
+     */
+    double nvls_share;
+    double sharp_share;
 };
+
+/* One all-reduce of 'bytes' (s) as the training model times it
+ * (docs/model/training.md, "In-network reduction"): over 'n' ranks of
+ * one scale-up domain of 'hw' (ring at the scale-up bus bandwidth, or
+ * NVLS when hw->nvls_share > 0, n >= 5 and bytes >= 2 MiB, whichever is
+ * faster), or over 'nodes' nodes with 'd_in' ranks each (ring at d_in
+ * NICs' bus bandwidth, or IB SHARP when hw->sharp_share > 0 and nodes >=
+ * 2, whichever is faster).  No errors; 0 for n <= 1.
+ */
+double gp_train_allreduce_up_s (const struct gp_train_hw *hw, double bytes,
+                                int n);
+double gp_train_allreduce_out_s (const struct gp_train_hw *hw, double bytes,
+                                 int nodes, int d_in);
 
 /* Per-GPU memory of the most loaded pipeline stage, bytes. */
 struct gp_train_mem {
@@ -562,6 +585,13 @@ struct gp_train_request {
     double nic_bw;              /* scale-out byte/s per GPU; 0 = default */
     double nic_latency;         /* s per hop; 0 = default */
     double oversubscription;    /* >= 1; 0 = 1 */
+    int sharp;                  /* in-network reduction (NVLS, IB SHARP)
+                                   where the hardware has it: -1 or 1 =
+                                   on (NCCL's default), 0 = off */
+    const char *ib_switch;      /* catalog part id of the InfiniBand
+                                   fabric's switch: its SHARP rows
+                                   (sharp_algbw_share) enable IB SHARP;
+                                   NULL = fabric unknown, no IB SHARP */
     const struct gp_train_rel_params *rel; /* NULL = training defaults */
     const struct gp_defaults *defaults;    /* values in force for the
                                               registry's keys (batch,
@@ -667,6 +697,13 @@ struct gp_train_accel_plan {
     int free_n_gpus;            /* the free batch's answer: GPUs, */
     double free_mfu;            /* MFU and batch (sequences); 0 = not */
     double free_global_batch;   /* computed (the batch was free) */
+    /* In-network reduction on top[0]: innet_nvls / innet_sharp 1 when
+     * the hardware has NVLS / IB SHARP and the request allows it;
+     * step_s_without: top[0]'s step time with both off (the same layout);
+     * equal to its step time when neither helps this layout.
+     */
+    int innet_nvls, innet_sharp;
+    double step_s_without;
 };
 
 /* The result of gp_train_plan (caller-owned). */
@@ -681,6 +718,10 @@ struct gp_train_plan_result {
     size_t n_accels;
     struct gp_train_accel_plan *accels;
     int any_feasible;
+    int sharp_off;              /* the request turned in-network
+                                   reduction off */
+    char ib_switch[32];         /* the request's InfiniBand switch part,
+                                   "" = fabric not given */
 };
 
 /* Plan 'rq' against 'cat'.  On success returns 0 and stores in '*out' a

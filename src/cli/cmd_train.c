@@ -66,6 +66,8 @@ const char cmd_train_help[] =
     "    --nic-bw BW       scale-out bandwidth per GPU (e.g. 400Gbps)\n"
     "    --nic-latency T   per hop (e.g. 5us)\n"
     "    --oversubscription X   fabric oversubscription (>= 1)\n"
+    "    --sharp on|off    in-network all-reduce (NVLS, IB SHARP; on)\n"
+    "    --ib-switch ID    InfiniBand switch part (e.g. qm9700): IB SHARP\n"
     "  output\n"
     "    --top K           layouts to list (default 3, at most 10)\n"
     "    --json            one JSON document (docs/formats/train.md)\n"
@@ -85,8 +87,8 @@ const char cmd_train_help[] =
 struct tspec {
     char model[64];
     char gpu[256];
-    char instance[64];
-    int gpus;
+    char instance[64], ib_switch[32];
+    int gpus, sharp;
     double days;
     double tokens;
     double seq_len;
@@ -111,6 +113,7 @@ static const char *const opt_names[] = {"fp32", "bf16", NULL};
 static const char *const sched_names[] = {"1f1b", "a2a-overlap", "dualpipe",
                                           NULL};
 static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
+static const char *const sharp_names[] = {"off", "on", NULL};
 
 #define F_(key, type, member, q, lo, hi, ch)                                  \
     {key, type, offsetof (struct tspec, member),                              \
@@ -151,6 +154,8 @@ static const struct gp_field spec_fields[] = {
     F_ ("nic_latency", GP_F_QUANTITY, nic_latency, GP_Q_DURATION, 1e-9, 1,
         NULL),
     F_ ("oversubscription", GP_F_DOUBLE, oversubscription, 0, 1, 64, NULL),
+    F_ ("sharp", GP_F_ENUM, sharp, 0, 0, 0, sharp_names),
+    F_ ("ib_switch", GP_F_STRING, ib_switch, 0, 0, 0, NULL),
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef F_
@@ -246,6 +251,7 @@ static void tspec_request (const struct tspec *sp, struct gp_train_request *rq)
     rq->nic_bw = sp->nic_bw;
     rq->nic_latency = sp->nic_latency;
     rq->oversubscription = sp->oversubscription;
+    rq->sharp = sp->sharp, rq->ib_switch = sp->ib_switch;
 }
 
 /* Parse the flags into 'fl'; returns -1 to go on, else an exit status. */

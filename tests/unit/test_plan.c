@@ -900,6 +900,7 @@ static void test_log_grows (void **state)
         const struct gp_plan_option *o = &r->options[i];
         want += o->feasible && o->complete && o->queue != GP_QUEUE_OK;
         want += o->quota_short && o->compute.code == 0;
+        want += o->sharp_known; /* the fabric choice (IB SHARP) */
     }
     for (size_t i = 0; i < r->n_log; i++) {
         dated += !strncmp (r->log[i], "price dates: ", 13);

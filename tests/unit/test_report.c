@@ -173,7 +173,8 @@ static void test_html_sections (void **state)
 {
     (void)state;
     static const char *const heads[] = {
-        "Network", "Bandwidth: needed vs given", "Storage",
+        "Network", "Bandwidth: needed vs given",
+        "Fabric choice: in-network reduction (IB SHARP)", "Storage",
         "Power and cooling (on-prem)", "Cost",
         "Unit costs (at the demand's GPU-hours)",
         "Supporting infrastructure and stack", "Multi-tenancy",
@@ -203,7 +204,7 @@ static void test_html_sections (void **state)
         if (!tp)
             fail_msg ("the text report lacks '%s' in order", heads[i]);
     }
-    assert_int_equal (count (d, "<h3>"), 11);
+    assert_int_equal (count (d, "<h3>"), 12);
     /* Network: a header and one row per option (h100, p5 x 2). */
     const char *net = strstr (d, "<h3>Network</h3>");
     const char *bw = strstr (d, "<h3>Bandwidth: needed vs given</h3>");

@@ -177,6 +177,7 @@ static const struct col gen_cols[] = {
     GN (infer_moe_flop),
     {"nic_gbps", C_NUM, G (nic_bw), 1e9 / 8.0, C_REQUIRED},
     {"fp4_per_fp8", C_NUM, G (fp4_per_fp8), 1.0, 0},
+    {"nvls_algbw_share", C_NUM, G (nvls_algbw), 1.0, C_OPTCOL},
     {"source", C_STR, G (source), 0, C_REQUIRED},
     {"notes", C_STR, G (notes), 0, 0},
     {NULL, C_STR, 0, 0, 0},

@@ -217,6 +217,11 @@ void gp_train_hw_from_accel (const struct gp_accel *a,
     hw->runtime_bytes = 2.0 * 1073741824.0;
     hw->fp8 = precision == GP_PREC_FP8 && gp_accel_peak_flops (a, "fp8") > 0;
     gp_train_eff_for (a->gen, &hw->eff);
+    /* NVLink SHARP: the generation's NVLS share on NVSwitch systems (an
+     * 8-GPU-or-larger NVLink domain; not PCIe cards or NVLink bridges).
+     */
+    if (a->gen && a->gen->nvls_algbw > 0 && hw->scale_up_domain >= 8)
+        hw->nvls_share = a->gen->nvls_algbw;
 }
 
 /* ============================== checks ================================ */

@@ -25,6 +25,7 @@ void gp_train_request_init (struct gp_train_request *rq)
     rq->optimizer_states = -1;
     rq->framework = GP_FW_ANY;
     rq->pp_schedule = -1;
+    rq->sharp = -1;
 }
 
 /* Apply the explicit dimensions and complete the derived fields. */
@@ -140,12 +141,31 @@ static void build_fix (const struct gp_train_request *rq,
 }
 
 /* The hardware of one accelerator with the request's overrides. */
-static int build_hw (const struct gp_train_request *rq,
+static int build_hw (const struct gp_catalog *cat,
+                     const struct gp_train_request *rq,
                      const struct gp_accel *acc, enum gp_precision prec,
                      int gpn, double nic, struct gp_train_hw *hw,
                      gp_error_t *err)
 {
     gp_train_hw_from_accel (acc, prec, hw);
+    /* IB SHARP: only on a switch whose catalog rows give it (Quantum
+     * InfiniBand; an Ethernet switch has no sharp_algbw_share row).
+     */
+    double share = 0;
+    if (rq->ib_switch && rq->ib_switch[0]
+        && gp_catalog_part_value (cat, rq->ib_switch, "port_gbps", &share,
+                                  NULL) != 0)
+        return gp_errprintf (err, GP_ENOTFOUND,
+                             "train: ib_switch '%s' is not a catalog switch "
+                             "part with port_gbps (parts.csv)",
+                             rq->ib_switch);
+    share = 0;
+    if (rq->ib_switch && rq->ib_switch[0]
+        && gp_catalog_part_value (cat, rq->ib_switch, "sharp_algbw_share",
+                                  &share, NULL) == 0 && share > 0)
+        hw->sharp_share = share;
+    if (rq->sharp == 0)
+        hw->nvls_share = hw->sharp_share = 0;
     if (gpn)
         hw->gpus_per_node = gpn;
     if (rq->scale_up_domain)
@@ -275,8 +295,8 @@ static int plan_accel (const struct gp_catalog *cat,
     p->accel = gp_catalog_find_accel (cat, id, err);
     if (!p->accel)
         return err ? err->code : GP_ENOTFOUND;
-    int rc = build_hw (rq, p->accel, r->job.precision, gpn, nic, &p->hw,
-                       err);
+    int rc = build_hw (cat, rq, p->accel, r->job.precision, gpn, nic,
+                       &p->hw, err);
     if (rc)
         return rc;
     p->gpus_per_node = p->hw.gpus_per_node > 0 ? p->hw.gpus_per_node : 8;
@@ -294,6 +314,14 @@ static int plan_accel (const struct gp_catalog *cat,
     job.global_batch = p->global_batch;
     gp_train_neighbours (&r->model, &job, &p->hw, &p->top[0], p->alt,
                          &p->n_alt);
+    /* the same layout without in-network reduction */
+    p->innet_nvls = p->hw.nvls_share > 0;
+    p->innet_sharp = p->hw.sharp_share > 0;
+    struct gp_train_hw off = p->hw;
+    off.nvls_share = off.sharp_share = 0;
+    struct gp_train_time tw;
+    gp_train_time (&r->model, &job, &off, &p->top[0].layout, &tw);
+    p->step_s_without = tw.step_s;
     if (!r->job.batch_free)
         batch_check (r, rq, fix, p);
     return 0;
@@ -374,6 +402,9 @@ int gp_train_plan (const struct gp_catalog *cat,
     build_fix (rq, &fix);
     r->target_days = rq->days;
     r->fixed_gpus = rq->gpus > 0 ? rq->gpus : 0;
+    r->sharp_off = rq->sharp == 0;
+    if (rq->ib_switch)
+        snprintf (r->ib_switch, sizeof r->ib_switch, "%s", rq->ib_switch);
     r->accels = calloc (GP_TRAIN_ACCEL_MAX, sizeof *r->accels);
     if (!r->accels) {
         rc = gp_errprintf (err, GP_ENOMEM, "train: out of memory");

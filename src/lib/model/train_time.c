@@ -67,6 +67,83 @@ static inline double allreduce_s (double bytes, double n, double bw,
     return 2.0 * (n - 1) / n * bytes / bw + (ring < tree ? ring : tree);
 }
 
+/* In-network reduction (docs/model/training.md, "In-network reduction").
+ * A ring all-reduce moves 2(n-1)/n x bytes through each endpoint; with
+ * the reduction done in the switch each endpoint sends and receives the
+ * message once.  Reduce-scatter and all-gather already move (n-1)/n x
+ * bytes per endpoint, so only all-reduce gains.
+ * NVLS: NCCL picks it from 2 MiB on one 8-GPU H100 node (ring/LL below,
+ * NVIDIA/nccl-tests #309) and it gives ring-like bus bandwidth at 2-4
+ * GPUs (NVIDIA/nccl #1455).
+ */
+#define NVLS_MIN_BYTES (2.0 * 1048576)
+#define NVLS_MIN_RANKS 5
+
+/* All-reduce of 'bytes' over 'n' ranks of one scale-up domain at ring bus
+ * bandwidth 'bw': the ring, or NVLink SHARP at nvls x bw algorithm
+ * bandwidth (one push to the switch, one multicast back) when faster.
+ */
+static inline double allreduce_nvls_s (double bytes, double n, double bw,
+                                       double lat, double nvls)
+{
+    double r = allreduce_s (bytes, n, bw, lat);
+    if (nvls > 0 && n >= NVLS_MIN_RANKS && bytes >= NVLS_MIN_BYTES) {
+        double v = bytes / (nvls * bw) + 2.0 * lat;
+        if (v < r)
+            r = v;
+    }
+    return r;
+}
+
+double gp_train_allreduce_up_s (const struct gp_train_hw *hw, double bytes,
+                                int n)
+{
+    double bw = hw->scale_up_bw * hw->eff.scale_up;
+    return allreduce_nvls_s (bytes, n, bw, 2e-6, hw->nvls_share);
+}
+
+/* All-reduce of 'bytes' over 'nodes' nodes with 'd_in' ranks each, at
+ * ring bus bandwidth 'bw' (the node's NICs, capped by NVLink): the ring,
+ * or InfiniBand SHARP when the fabric has it and it is faster.  SHARP's
+ * algorithm bandwidth is d_in NICs x sharp x NIC rate; the leaf switch
+ * aggregates before its uplinks, so oversubscription does not slow it.
+ * With d_in > 1 the node's ranks first combine over NVLink, which caps
+ * it: at NVLS's algorithm bandwidth where the node's ranks can use
+ * NVLink SHARP (NCCL's NVLS algorithm: NVLink SHARP inside, CollNet between nodes,
+ * NVIDIA/nccl #1725), else at half the scale-up bus bandwidth (NVLink
+ * carries about twice the data, NVIDIA/nccl #320).
+ */
+static double allreduce_out_s (const struct gp_train_hw *hw, double bytes,
+                               double n, double nodes, double d_in,
+                               double bw, double lat)
+{
+    double r = allreduce_s (bytes, n, bw, lat);
+    if (hw->sharp_share > 0 && nodes >= 2) {
+        double sb = d_in * hw->scale_out_bw * hw->sharp_share;
+        double up = hw->scale_up_bw * hw->eff.scale_up;
+        double cap = up * (hw->nvls_share > 0 && d_in >= NVLS_MIN_RANKS
+                               ? hw->nvls_share
+                               : 0.5);
+        if (d_in > 1 && sb > cap)
+            sb = cap;
+        double v = bytes / sb + 2.0 * log2 (nodes) * lat;
+        if (v < r)
+            r = v;
+    }
+    return r;
+}
+
+double gp_train_allreduce_out_s (const struct gp_train_hw *hw, double bytes,
+                                 int nodes, int d_in)
+{
+    double bw = d_in * hw->scale_out_bw * hw->eff.scale_out / hw->oversub;
+    double up = hw->scale_up_bw * hw->eff.scale_up;
+    if (bw > up)
+        bw = up;
+    return allreduce_out_s (hw, bytes, (double)nodes * d_in, nodes, d_in, bw,
+                            hw->scale_out_lat_s);
+}
+
 /* All-gather or reduce-scatter: half an all-reduce. */
 static inline double gather_s (double bytes, double n, double bw, double lat)
 {
@@ -260,7 +337,11 @@ static void comm_fwd (const struct tctx *cx, double attn_f, double *tp_out,
         double bw = in_dom ? hw->scale_up_bw * e->scale_up
                            : hw->scale_out_bw * e->scale_out / hw->oversub;
         double lat = in_dom ? 2e-6 : hw->scale_out_lat_s;
-        tp_f = 2.0 * allreduce_s (T * h * 2, t, bw, lat);
+        /* without SP the TP all-reduce may use NVLS in the domain */
+        tp_f = 2.0 * (in_dom && !l->seq_par
+                          ? allreduce_nvls_s (T * h * 2, t, bw, lat,
+                                              hw->nvls_share)
+                          : allreduce_s (T * h * 2, t, bw, lat));
     }
     /* --- CP: ring exchange of K,V overlapped with attention --- */
     double cp_f = 0;
@@ -441,6 +522,20 @@ static void stage_params (const struct tctx *cx, double *P_out,
     *ndx_out = ndx;
 }
 
+/* The gradient all-reduce over 'n' DP ranks, 'd_in' of them per node:
+ * inside one scale-up domain (NVLS where it has it) or across nodes
+ * (IB SHARP where the fabric has it).
+ */
+static double dp_allreduce_s (const struct gp_train_hw *hw, double bytes,
+                              double n, double d_in, int in_dom, double bw,
+                              double lat)
+{
+    if (in_dom)
+        return allreduce_nvls_s (bytes, n, bw, lat, hw->nvls_share);
+    double dd = d_in < n ? d_in : n;
+    return allreduce_out_s (hw, bytes, n, ceil (n / dd), dd, bw, lat);
+}
+
 /* The DP / ZeRO / FSDP traffic left exposed per step. */
 static double dp_exposed_s (const struct tctx *cx, const struct layer_mb *x,
                             double P, double PX, double ndx)
@@ -455,7 +550,8 @@ static double dp_exposed_s (const struct tctx *cx, const struct layer_mb *x,
             per_node = 1;
         double d_in = nd < per_node ? nd : per_node;
         double bw;
-        if (d_in >= nd && l->tp * l->cp * nd <= hw->scale_up_domain)
+        int in_dom = d_in >= nd && l->tp * l->cp * nd <= hw->scale_up_domain;
+        if (in_dom)
             bw = hw->scale_up_bw * e->scale_up;
         else {
             bw = d_in * hw->scale_out_bw * e->scale_out / hw->oversub;
@@ -488,13 +584,14 @@ static double dp_exposed_s (const struct tctx *cx, const struct layer_mb *x,
         } else {
             double c;
             if (sh == GP_SHARD_NONE)
-                c = allreduce_s (gb * P, nd, bw, lat);
+                c = dp_allreduce_s (hw, gb * P, nd, d_in, in_dom, bw, lat);
             else /* reduce-scatter grads + all-gather updated params */
                 c = gather_s (gb * P, nd, bw, lat)
                     + gather_s (job->weight_bytes * P, nd, bw, lat);
             if (ndx > 1 && PX > 0)
                 c += sh == GP_SHARD_NONE
-                         ? allreduce_s (gb * PX, ndx, bw, lat)
+                         ? dp_allreduce_s (hw, gb * PX, ndx, d_in, in_dom,
+                                           bw, lat)
                          : gather_s (gb * PX, ndx, bw, lat)
                                + gather_s (job->weight_bytes * PX, ndx, bw,
                                            lat);

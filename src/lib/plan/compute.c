@@ -188,6 +188,27 @@ static void record_need (struct gp_plan_spec *s, struct plan_sizing *z,
                                           NULL);
     z->need_bw[wi] = need;
     z->slowdown[wi] = slow;
+    /* with InfiniBand SHARP (sharp.c): the chosen layout, or the fastest
+     * layout at the same GPU count and batch when SHARP makes another one
+     * faster; as the step time at the chosen layout's tokens per step
+     */
+    z->step_plain_s[wi] = tr->time.step_s;
+    if (z->sharp_share > 0 && tr->time.tokens_per_s > 0) {
+        struct gp_train_hw h = *hw;
+        struct gp_train_time t;
+        h.sharp_share = z->sharp_share;
+        gp_train_time (m, job, &h, &tr->layout, &t);
+        double tps = t.tokens_per_s;
+        struct gp_search_fix fix;
+        struct gp_train_result top[1];
+        gp_search_fix_free (&fix);
+        const struct gp_layout *l = &tr->layout;
+        if (gp_search_layouts (m, job, &h, l->tp * l->pp * l->dp * l->cp,
+                               &fix, top, 1, NULL)
+            && top[0].time.tokens_per_s > tps)
+            tps = top[0].time.tokens_per_s;
+        z->step_sharp_s[wi] = tr->time.step_s * tr->time.tokens_per_s / tps;
+    }
     if (need > z->need_bw_max) {
         z->need_bw_max = need;
         z->need_bw_workload = (int)wi;
@@ -357,6 +378,14 @@ static int size_training (struct gp_plan_spec *s, struct plan_memo *memo,
             hw.scale_out_bw = (os->nics_per_gpu > 0 ? os->nics_per_gpu : 1)
                               * gbps * 1e9 / 8;
         hw.oversub = os->oversub >= 1 ? os->oversub : 1;
+        /* a SHARP-capable InfiniBand switch: timed beside, not sized
+         * (as calibrated only: the sensitivity rows do not report it)
+         */
+        double share = 0;
+        if (mfu == 1
+            && gp_catalog_part_value (cat, os->switch_id, "sharp_algbw_share",
+                                   &share, NULL) == 0 && share > 0)
+            z->sharp_share = share;
     }
     z->scale_out_bw = hw.scale_out_bw;
     hw.eff.gemm_max *= mfu;

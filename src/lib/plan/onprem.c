@@ -412,4 +412,5 @@ void gp_plan_eval_onprem (struct plan_ctx *c,
     if (onprem_tco (c, o) != 0)
         return;
     onprem_breakeven (c, o);
+    gp__plan_sharp (c, os, o); /* the fabric choice: needs the cost */
 }

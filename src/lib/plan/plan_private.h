@@ -71,6 +71,13 @@ struct plan_sizing {
     char first_serve_precision[16];
     /* per workload: the layout the planners chose (gp_plan_option.wl) */
     struct gp_plan_wl_plan wl[GP_PLAN_MAX_WORKLOADS];
+    /* In-network reduction on the option's InfiniBand switch (sharp.c):
+     * its SHARP all-reduce share (0 = none), and per training job the
+     * chosen layout's step without and with SHARP (0 = not timed)
+     */
+    double sharp_share;
+    double step_plain_s[GP_PLAN_MAX_WORKLOADS];
+    double step_sharp_s[GP_PLAN_MAX_WORKLOADS];
 };
 
 /* Requests/s of service 'w' in month 't' (0-based): requests_per_s grown
@@ -271,6 +278,15 @@ void gp_plan_log (struct plan_ctx *c, const char *fmt, ...)
 int gp__plan_options_oom (const struct gp_plan_option *opts, size_t n);
 void gp_plan_status_set (struct gp_part_status *st, int code, const char *fmt,
                          ...) __attribute__ ((format (printf, 3, 4)));
+
+/* sharp.c: the fabric choice of an on-prem option with an InfiniBand
+ * fabric: the training runs' step-time gain with SHARP-capable switches
+ * and the break-even premium per switch (docs/model/infrastructure.md,
+ * "In-network reduction: the fabric choice").  Needs the option's cost
+ * per GPU-hour; never fails (the reason lands in o->sharp_note).
+ */
+void gp__plan_sharp (struct plan_ctx *c, const struct gp_plan_option_spec *os,
+                     struct gp_plan_option *o);
 
 /* onprem.c */
 int gp_plan_node_power_w (struct plan_ctx *c,

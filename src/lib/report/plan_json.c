@@ -91,6 +91,22 @@ static json_t *network_json (const struct gp_plan_option *o)
     set (n, "bandwidth_shortfall", o->need_bw_known
                                        ? json_boolean (o->bw_short)
                                        : json_null ());
+    if (o->kind == GP_OPT_ONPREM && o->sharp_note[0]) {
+        /* the fabric choice: InfiniBand SHARP (docs/formats/plan.md) */
+        json_t *sh = json_object ();
+        int k = o->sharp_known;
+        set (sh, "evaluated", json_boolean (k));
+        set (sh, "step_gain", num_or_null (k, o->sharp_step_gain));
+        set (sh, "set_by", k && o->sharp_gain_workload[0]
+                               ? json_string (o->sharp_gain_workload)
+                               : json_null ());
+        set (sh, "gpu_hours_saved", num_or_null (k, o->sharp_gpu_hours_saved));
+        set (sh, "usd_saved", num_or_null (k, o->sharp_usd_saved));
+        set (sh, "breakeven_usd_per_switch",
+             num_or_null (k, o->sharp_breakeven_usd_per_switch));
+        set (sh, "note", json_string (o->sharp_note));
+        set (n, "sharp", sh);
+    }
     if (o->kind != GP_OPT_CLOUD && ok_n) {
         const struct gp_fabric *f = &o->fabric;
         set (n, "tiers", json_integer (f->tiers));

@@ -106,6 +106,7 @@ void gp_report_options (struct rout *o, const struct gp_plan_result *r);
 void gp_report_availability (struct rout *o, const struct gp_plan_result *r);
 void gp_report_network (struct rout *o, const struct gp_plan_result *r);
 void gp_report_bandwidth (struct rout *o, const struct gp_plan_result *r);
+void gp_report_sharp (struct rout *o, const struct gp_plan_result *r);
 void gp_report_storage (struct rout *o, const struct gp_plan_result *r);
 void gp_report_power (struct rout *o, const struct gp_plan_result *r);
 void gp_report_cost (struct rout *o, const struct gp_plan_result *r);

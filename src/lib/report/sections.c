@@ -527,7 +527,8 @@ void gp_report_sources (struct rout *out, const struct gp_plan_result *r)
 }
 
 const gp_report_section_f gp_report_details[] = {
-    gp_report_network,     gp_report_bandwidth,   gp_report_storage,
+    gp_report_network,     gp_report_bandwidth,   gp_report_sharp,
+    gp_report_storage,
     gp_report_power,       gp_report_cost,        gp_report_unit_costs,
     gp_report_price_warnings,
     gp_report_infra,       gp_report_tenancy,     gp_report_sensitivity,

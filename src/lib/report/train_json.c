@@ -197,6 +197,25 @@ static void batch_json (const struct gp_train_plan_result *r,
     json_object_set_new (o, "free_batch", f);
 }
 
+/* In-network reduction on the chosen layout (docs/formats/train.md). */
+static json_t *innet_json (const struct gp_train_plan_result *r,
+                           const struct gp_train_accel_plan *p)
+{
+    json_t *o = json_object ();
+    double step = p->top[0].time.step_s, w = p->step_s_without;
+    json_object_set_new (o, "enabled", json_boolean (!r->sharp_off));
+    json_object_set_new (o, "nvls", json_boolean (p->innet_nvls));
+    json_object_set_new (o, "ib_sharp", json_boolean (p->innet_sharp));
+    json_object_set_new (o, "ib_switch", r->ib_switch[0]
+                                             ? json_string (r->ib_switch)
+                                             : json_null ());
+    json_object_set_new (o, "step_s", json_real (step));
+    json_object_set_new (o, "step_s_without", json_real (w));
+    json_object_set_new (o, "step_change",
+                         json_real (w > 0 ? step / w - 1 : 0));
+    return o;
+}
+
 static json_t *accel_json (const struct gp_train_plan_result *r,
                            const struct gp_train_accel_plan *p)
 {
@@ -216,6 +235,7 @@ static json_t *accel_json (const struct gp_train_plan_result *r,
     json_object_set_new (o, "layout", layout_json (&b->layout));
     json_object_set_new (o, "memory", memory_json (&b->mem));
     json_object_set_new (o, "step", step_json (t));
+    json_object_set_new (o, "in_network_reduction", innet_json (r, p));
     json_object_set_new (o, "tokens_per_s", json_real (t->tokens_per_s));
     json_object_set_new (o, "tokens_per_s_per_gpu",
                          json_real (t->tokens_per_s_per_gpu));

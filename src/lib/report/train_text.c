@@ -60,6 +60,44 @@ static void shape (struct rbuf *b, const struct gp_train_accel_plan *p,
              t->model_flops_per_gpu / 1e12, 100 * t->mfu, 100 * t->hfu);
 }
 
+/* In-network reduction (NVLS, IB SHARP): on, with the same layout's step
+ * without it; off by request; or the IB switch without SHARP.  Nothing
+ * when the hardware has none and none was asked for.
+ */
+static void innet (struct rbuf *b, const struct gp_train_plan_result *r,
+                   const struct gp_train_accel_plan *p)
+{
+    const char *sw = r->ib_switch[0] ? r->ib_switch : NULL;
+    if (r->sharp_off) {
+        gp_rb_printf (b, "  in-network reduction: off (sharp: off)\n");
+        return;
+    }
+    if (p->innet_nvls || p->innet_sharp) {
+        double step = p->top[0].time.step_s, w = p->step_s_without;
+        const char *what = p->innet_nvls && p->innet_sharp ? "NVLS + IB SHARP"
+                           : p->innet_nvls                 ? "NVLS"
+                                                           : "IB SHARP";
+        if (w > step)
+            gp_rb_printf (b, "  in-network reduction: %s on, step %.3f s "
+                             "vs %.3f s without (%+.1f %%)\n",
+                          what, step, w, 100 * (step / w - 1));
+        else
+            gp_rb_printf (b, "  in-network reduction: %s on, no gain for "
+                             "this layout: it speeds up all-reduces only, "
+                             "and %s\n",
+                          what,
+                          p->top[0].layout.sharding != GP_SHARD_NONE
+                              ? "this layout reduce-scatters its gradients "
+                                "(ZeRO/FSDP)"
+                              : "this layout's are as fast on the ring "
+                                "(under 2 MiB, under 5 ranks, or NVLink-"
+                                "bound)");
+    }
+    if (sw && !p->innet_sharp)
+        gp_rb_printf (b, "  IB SHARP: switch %s has no SHARP (not a "
+                         "Quantum InfiniBand switch)\n", sw);
+}
+
 /* Reliability, time to train, energy, the batch note and the cost. */
 static void outcome (struct rbuf *b, const struct gp_train_accel_plan *p)
 {
@@ -183,6 +221,7 @@ char *gp_report_train_text (const struct gp_train_plan_result *r)
             continue;
         }
         shape (b, p, r->job.seq_len);
+        innet (b, r, p);
         outcome (b, p);
         curve (b, r, p);
         lists (b, p);
