@@ -28,7 +28,27 @@ for p in "${PKGS[@]}"; do
     missing+=("$p")
   fi
 done
+# Core-kind checks of exported manifests (tests/export/rules_core.py): node
+# runs the kubernetes-models validators pinned in tests/export/k8score.
+# Checked by command, not by package, so an existing Node.js install counts.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+# npm ci in tests/export/k8score, only when package-lock.json changed since
+# the last install (a stamp beside node_modules; node_modules is not in git).
+k8score() {
+  local d lock stamp
+  d="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/export/k8score"
+  lock="$(sha256sum "$d/package-lock.json" | cut -d' ' -f1)"
+  stamp="$d/node_modules/.gpuplan-lock-sha256"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock" ]; then
+    return 0
+  fi
+  echo "deps: npm ci in tests/export/k8score" >&2
+  (cd "$d" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$lock" >"$stamp"
+}
 if [ ${#missing[@]} -eq 0 ]; then
+  k8score
   exit 0
 fi
 echo "deps: installing ${missing[*]}" >&2
@@ -45,3 +65,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+k8score

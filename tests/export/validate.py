@@ -521,6 +521,9 @@ def _(doc, ctx):
 # returning a list of messages.  A kind with neither a CRD nor a checker
 # fails ("no schema").
 CORE_CHECKERS = {}
+# Functions called with all objects of a check_docs run before any checker,
+# so a rule module can check them in one batch (rules_core.py: one node call).
+CORE_PREFETCH = []
 
 # Each export target's rules live in rules_<target>.py beside this file,
 # run in this module's namespace (rule(), spec(), qty(), CORE_CHECKERS).
@@ -535,6 +538,8 @@ def check_docs(docs, label, excluded=()):
     """Returns a list of (rule, message) failures."""
     fails = []
     ctx = {"docs": docs, "excluded": list(excluded)}
+    for pre in CORE_PREFETCH:
+        pre(docs)
     for i, doc in enumerate(docs):
         ctx["index"] = i
         kind, name = doc.get("kind"), (doc.get("metadata") or {}).get("name")
