@@ -400,9 +400,46 @@ static void test_lws (void **state)
     has (t, "nvidia.com/gpu: 8");
     has (t, "apiVersion: leaderworkerset.x-k8s.io/v1\n    kind: LeaderWorkerSet\n"
             "    name: chat\n");
+    lacks (t, "k8s.v1.cni.cncf.io/networks");   /* the option is one node */
     int got[24], nc, np, mm[2];
     keda_day (t, got, &nc, &np, mm);
     assert_memory_equal (got, DAY, sizeof got);
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+/* A multi-node replica on a 16-node InfiniBand option with 8 rails: its
+ * pods attach every rail (the network target's names, rdma.h) and ask
+ * one NIC of each.
+ */
+static void test_lws_rdma (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    f.opt->wl[1].gpus_per_replica = 16;
+    f.opt->wl[1].replica_nodes = 2;
+    f.sp->n_options = 1;
+    snprintf (f.sp->options[0].switch_id, 32, "qm9700");
+    f.opt->kind = GP_OPT_ONPREM;
+    f.opt->spec_index = 0;
+    f.opt->nodes = 16;
+    f.opt->gpus_per_node = 8;
+    f.opt->fabric.rails = 8;
+    struct gp_export *x = render (&f, DAY, "lws-rdma");
+    const char *t = x->files[0].text;
+    has (t, "k8s.v1.cni.cncf.io/networks: \"default/rdma-rail-0,"
+            "default/rdma-rail-1,default/rdma-rail-2,default/rdma-rail-3,"
+            "default/rdma-rail-4,default/rdma-rail-5,default/rdma-rail-6,"
+            "default/rdma-rail-7\"");
+    has (t, "nvidia.com/gpu: 8\n              nvidia.com/rdma_rail_0: 1\n");
+    has (t, "nvidia.com/rdma_rail_7: 1\n");
+    has (t, "- IPC_LOCK");
+    gp_export_destroy (x);
+    /* The SR-IOV operator's prefix. */
+    f.o.net = GP_NET_SRIOV;
+    x = render (&f, DAY, "lws-sriov");
+    has (x->files[0].text, "openshift.io/rdma_rail_3: 1");
     gp_export_destroy (x);
     fx_free (&f);
 }
@@ -445,6 +482,93 @@ static void test_flat_keda (void **state)
     assert_int_equal (nc, 2);
     gp_export_destroy (x);
     fx_free (&f);
+}
+
+/* ------------------------------------------------ the enterprise example */
+
+#define EXAMPLE GP_SOURCE_DIR "/examples/enterprise-plan.yaml"
+
+/* The tie: on every exportable option of the shipped example, for the
+ * last month and the first, each service's ScaledObject asks, hour by
+ * hour, exactly the plan's replicas (gp_plan_service_day), its min/max
+ * are the day's trough and peak, and its pods ask the planned GPUs.
+ */
+static void test_enterprise_tie (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    struct gp_doc *d = gp_doc_load (EXAMPLE, &err);
+    struct gp_plan_spec *sp = d ? gp_plan_spec_from_doc (d, cat, &err) : NULL;
+    struct gp_plan_result *r = sp ? gp_plan_run (sp, cat, &err) : NULL;
+    if (!r)
+        fail_msg ("%s", err.text);
+    int tied = 0;
+    for (size_t k = 0; k < r->n_options; k++) {
+        if (gp_plan_option_index (r, r->options[k].name, &err) != (int)k)
+            continue;       /* not sized or infeasible: not exported */
+        struct gp_cluster *c = gp_plan_option_cluster (sp, r, (int)k, cat,
+                                                       &err);
+        if (!c)
+            fail_msg ("%s", err.text);
+        const struct gp_plan_option *opt = &r->options[k];
+        struct gp_export_plan p = {sp, r, (int)k};
+        for (int month = 1; month <= (int)r->n_periods;
+             month += (int)r->n_periods - 1) {
+            struct gp_export_opts o = {.plan = &p, .catalog = cat,
+                                       .month = month};
+            struct gp_export *x = gp_export_render_opts (c, GP_EXPORT_SERVING,
+                                                         &o, &err);
+            if (!x)
+                fail_msg ("%s: %s", opt->name, err.text);
+            if ((int)k == r->recommended && month > 1) {
+                dump (x, "enterprise");
+                o.hpa = 1;
+                struct gp_export *h = gp_export_render_opts (
+                    c, GP_EXPORT_SERVING, &o, &err);
+                if (!h)
+                    fail_msg ("%s", err.text);
+                dump (h, "enterprise-hpa");
+                gp_export_destroy (h);
+            }
+            size_t f = 0;
+            for (size_t i = 0; i < sp->n_workloads; i++) {
+                if (sp->workloads[i].kind != GP_WL_INFERENCE)
+                    continue;
+                int want[24], got[24], nc, np, mm[2];
+                assert_int_equal (gp_plan_service_day (sp, opt, i,
+                                                       (size_t)month - 1,
+                                                       want, &err), 0);
+                assert_true (f < x->n_files);
+                char name[96], gpus[64];
+                snprintf (name, sizeof name, "%s.yaml",
+                          sp->workloads[i].name);
+                assert_string_equal (x->files[f].name, name);
+                keda_day (x->files[f].text, got, &nc, &np, mm);
+                assert_memory_equal (got, want, sizeof got);
+                int lo = want[0], hi = want[0];
+                for (int h = 0; h < 24; h++) {
+                    lo = want[h] < lo ? want[h] : lo;
+                    hi = want[h] > hi ? want[h] : hi;
+                }
+                assert_int_equal (mm[0], lo);
+                assert_int_equal (mm[1], hi);
+                const struct gp_plan_wl_plan *l = &opt->wl[i];
+                int nodes = l->replica_nodes > 1 ? l->replica_nodes : 1;
+                snprintf (gpus, sizeof gpus, "nvidia.com/gpu: %d\n",
+                          l->gpus_per_replica / nodes);
+                has (x->files[f].text, gpus);
+                f++;
+                tied++;
+            }
+            assert_int_equal (f, x->n_files);
+            gp_export_destroy (x);
+        }
+        gp_cluster_destroy (c);
+    }
+    assert_true (tied >= 2);   /* at least one option, both months */
+    gp_plan_result_destroy (r);
+    gp_plan_spec_destroy (sp);
+    gp_doc_destroy (d);
 }
 
 static void expect_err (struct fx *f, const int *rep, int code,
@@ -538,9 +662,11 @@ int main (void)
         cmocka_unit_test (test_isvc_keda),
         cmocka_unit_test (test_precision_tp_pp),
         cmocka_unit_test (test_lws),
+        cmocka_unit_test (test_lws_rdma),
         cmocka_unit_test (test_hpa),
         cmocka_unit_test (test_flat_keda),
         cmocka_unit_test (test_errors),
+        cmocka_unit_test (test_enterprise_tie),
         cmocka_unit_test (test_not_applicable),
     };
     return cmocka_run_group_tests (tests, setup, teardown);

@@ -42,6 +42,13 @@ void gp__serve_meta (struct gp__yaml *y, const struct gp__svc *s,
     gp__y_map_end (y);
 }
 
+/* One NIC of each RDMA rail per pod (the network target's resources). */
+static void rail_resources (struct gp__yaml *y, const struct gp__svc *s)
+{
+    for (int i = 0; s->rdma && i < s->rdma->n_rails; i++)
+        gp__y_kint (y, s->rdma->rails[i].resource, 1);
+}
+
 void gp__serve_resources (struct gp__yaml *y, const struct gp__svc *s)
 {
     long long gpus = s->gpus / s->nodes;
@@ -58,6 +65,7 @@ void gp__serve_resources (struct gp__yaml *y, const struct gp__svc *s)
     gp__k8s_y_qty (y, "memory", mem);
     gp__y_key (y, s->gpu_res);
     gp__k8s_y_qty (y, s->gpu_res, gpus);
+    rail_resources (y, s);
     gp__y_map_end (y);
     gp__y_key (y, "limits");
     gp__y_map (y);
@@ -65,6 +73,7 @@ void gp__serve_resources (struct gp__yaml *y, const struct gp__svc *s)
     gp__k8s_y_qty (y, "memory", s->mem);
     gp__y_key (y, s->gpu_res);
     gp__k8s_y_qty (y, s->gpu_res, gpus);
+    rail_resources (y, s);
     gp__y_map_end (y);
     gp__y_map_end (y);
 }
@@ -345,6 +354,13 @@ int gp__serve_render (const struct gp_cluster *c,
         rc = day (&s, rep, i, err);
     if (rc != 0)
         return rc;
+    struct gp__rdma rd;
+    if (s.nodes > 1) {
+        rc = gp__rdma_rails (o, c, &rd, err);
+        if (rc != 0)
+            return rc;
+        s.rdma = &rd;
+    }
     s.option = opt->name;
     s.cpu_m = share (s.cpu_m, s.gpus / s.nodes, &c->pools[0]);
     s.mem = share (s.mem, s.gpus / s.nodes, &c->pools[0]);

@@ -9,6 +9,7 @@
 
 #include "gpuplan/plan.h"
 #include "quote.h"
+#include "rdma.h"
 
 /* The time zone of the cron windows: the plan's day profile has no zone,
  * its hours are read as UTC (docs/formats/export-serving.md).
@@ -62,6 +63,10 @@ struct gp__svc {
     int trough, peak;
     int month;                /* 1-based month of the horizon */
     const char *option;       /* option name */
+    /* RDMA rails a multi-node replica's pods attach (rdma.h); NULL or
+     * n_rails 0 = none (one-node replicas keep their traffic in the
+     * node's scale-up domain). */
+    const struct gp__rdma *rdma;
 };
 
 /* The file of service 'i' of o->plan (a workload of kind inference) on
@@ -84,7 +89,8 @@ const char *gp__serve_dtype_flag (const char *precision);
 /* metadata: name, namespace and the gpuplan.io/workload annotation. */
 void gp__serve_meta (struct gp__yaml *y, const struct gp__svc *s,
                      const char *name);
-/* requests/limits of one pod (CPU, memory, GPUs). */
+/* requests/limits of one pod (CPU, memory, GPUs, one NIC per RDMA
+ * rail). */
 void gp__serve_resources (struct gp__yaml *y, const struct gp__svc *s);
 
 /* The LeaderWorkerSet of a service whose replica spans nodes. */

@@ -95,6 +95,8 @@ static void pod_template (struct gp__yaml *y, const struct gp__svc *s,
     gp__y_key (y, "annotations");
     gp__y_map (y);
     gp__y_kstr (y, "gpuplan.io/workload", s->name);
+    if (s->rdma && s->rdma->n_rails > 0)
+        gp__y_kstr (y, GP__RDMA_NETWORKS_ANNOTATION, s->rdma->annotation);
     gp__y_map_end (y);
     gp__y_map_end (y);
     gp__y_key (y, "spec");
@@ -128,6 +130,19 @@ static void pod_template (struct gp__yaml *y, const struct gp__svc *s,
         gp__y_map_end (y);
     }
     gp__serve_resources (y, s);
+    if (s->rdma && s->rdma->n_rails > 0) {
+        /* RDMA needs locked memory (Network Operator's RDMA test pod). */
+        gp__y_key (y, "securityContext");
+        gp__y_map (y);
+        gp__y_key (y, "capabilities");
+        gp__y_map (y);
+        gp__y_key (y, "add");
+        gp__y_seq (y);
+        gp__y_str (y, "IPC_LOCK");
+        gp__y_seq_end (y);
+        gp__y_map_end (y);
+        gp__y_map_end (y);
+    }
     mounts (y);
     gp__y_map_end (y);
     gp__y_seq_end (y);
