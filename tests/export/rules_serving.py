@@ -16,6 +16,13 @@ _SRV_REMOVED_VLLM = ("vllm:gpu_cache_usage_perc", "vllm:time_per_output_token_se
 _SRV_SCALED = ("ScaledObject", "HorizontalPodAutoscaler")
 
 
+def _srv_ours(doc):
+    """A serving object of gpuplan's: the serving CRDs, or an HPA that
+    names its workload (the other targets' HPAs are not checked here)."""
+    ann = (doc.get("metadata") or {}).get("annotations") or {}
+    return doc.get("kind") != "HorizontalPodAutoscaler" or "gpuplan.io/workload" in ann
+
+
 def _srv_cron_hour(expr):
     """The hour of a '0 H * * *' daily cron expression, else None."""
     f = str(expr).split()
@@ -146,7 +153,7 @@ def _(doc, ctx):
 @rule("serving.scale-target", list(_SRV_SCALED))
 def _(doc, ctx):
     ref = spec(doc).get("scaleTargetRef") or {}
-    return [] if _srv_target(doc, ctx) else [
+    return [] if not _srv_ours(doc) or _srv_target(doc, ctx) else [
         f"scale target {ref.get('kind')} {ref.get('name')} is not in the set"]
 
 
@@ -226,8 +233,7 @@ def _(doc, ctx):
     return []
 
 
-@rule("serving.workload-annotation",
-      ["InferenceService", "LeaderWorkerSet", "ScaledObject", "HorizontalPodAutoscaler"])
+@rule("serving.workload-annotation", ["InferenceService", "LeaderWorkerSet", "ScaledObject"])
 def _(doc, ctx):
     ann = (doc.get("metadata") or {}).get("annotations") or {}
     return [] if ann.get("gpuplan.io/workload") else ["no gpuplan.io/workload annotation"]
