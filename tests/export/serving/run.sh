@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh - the serving export's objects through the strict validator: the
 # serving unit test writes every file it renders (hand-built plans and the
-# enterprise example) under a temporary folder, and validate.py --dir
-# checks each set (CRD schemas of KServe, KEDA and LWS; the core checker
+# enterprise example) under a temporary folder, and validate.py's check_dir
+# checks each set (serving/check.py) (CRD schemas of KServe, KEDA and LWS; the core checker
 # for the HPA; the serving rules).
 # Usage: run.sh TEST_EXPORT_SERVING PYTHON
 set -u
@@ -13,11 +13,4 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 (cd "$here/../" && GP_SERVE_OUT="$out" "$bin" >"$out/unit.log" 2>&1) || {
     cat "$out/unit.log"; echo "FAIL: the serving unit test failed"; exit 1; }
-rc=0 n=0
-for d in "$out"/*/; do
-    n=$((n + 1))
-    echo "== $(basename "$d")"
-    "$py" "$here/validate.py" --dir "$d" || rc=1
-done
-[ "$n" -ge 9 ] || { echo "FAIL: only $n export sets written"; rc=1; }
-exit $rc
+"$py" "$here/serving/check.py" "$out" 10
