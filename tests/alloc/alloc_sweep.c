@@ -151,6 +151,13 @@ static int sc_cluster (gp_error_t *err)
             rc = err->code;
         gp_export_destroy (x);
     }
+    if (c && !rc) { /* yunikorn: a cluster-level target too */
+        struct gp_export *x =
+            gp_export_render_opts (c, GP_EXPORT_YUNIKORN, NULL, err);
+        if (!x)
+            rc = err->code;
+        gp_export_destroy (x);
+    }
     gp_cluster_destroy (c);
     gp_doc_destroy (doc);
     gp_catalog_destroy (own);

@@ -78,6 +78,10 @@ def _load_crd_file(path, crds):
     for v in crd["spec"]["versions"]:
         s = v["schema"]["openAPIV3Schema"]
         s.setdefault("properties", {})["metadata"] = {"type": "object"}
+        # The API server takes apiVersion and kind on every object,
+        # also where a CRD's schema does not list them.
+        s["properties"].setdefault("apiVersion", {"type": "string"})
+        s["properties"].setdefault("kind", {"type": "string"})
         crds[(f"{group}/{v['name']}", kind)] = strict(s)
 
 

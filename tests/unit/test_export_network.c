@@ -22,6 +22,7 @@
 #include "gpuplan/gpuplan.h"
 #include "export_fixture.h"
 #include "export/export_private.h"
+#include "export/quote.h"
 #include "export/rdma.h"
 
 /* A plan with one option: 'kind', 'nodes' nodes of 8 GPUs, fabric of
@@ -162,6 +163,12 @@ static void rails_ib_8 (void **state)
                          "default/rdma-rail-4,default/rdma-rail-5,"
                          "default/rdma-rail-6,default/rdma-rail-7");
     assert_string_equal (r.why, "");
+    /* the names pass the target's rules (quote.h): networks are DNS-1123
+     * labels; resource names are [a-zA-Z0-9_]+ (no dash, no dot) */
+    for (int i = 0; i < r.n_rails; i++) {
+        assert_true (gp__name_dns1123_label (r.rails[i].network));
+        assert_null (strpbrk (r.rails[i].res_name, "-./"));
+    }
     /* the SR-IOV operator's prefix */
     p.o.net = GP_NET_SRIOV;
     assert_int_equal (gp__rdma_rails (&p.o, &p.c, &r, &err), 0);
@@ -226,6 +233,11 @@ static void rails_none (void **state)
     assert_int_equal (r.n_rails, 0);
     assert_non_null (strstr (r.why, "cloud"));
     assert_non_null (strstr (r.why, "EFA"));
+    pf_free (&p);
+    pf_init (&p, GP_OPT_BURST, 32, 8, "qm9700");
+    assert_int_equal (gp__rdma_rails (&p.o, &p.c, &r, &err), 0);
+    assert_int_equal (r.n_rails, 0);
+    assert_non_null (strstr (r.why, "cloud burst"));
     pf_free (&p);
     /* no plan (a cluster spec) */
     struct gp_export_opts o = {0};
@@ -384,6 +396,120 @@ static void export_header_quoted (void **state)
     pf_free (&p);
 }
 
+/* ------------------------------------------- the enterprise example */
+
+#define EXAMPLE GP_SOURCE_DIR "/examples/enterprise-plan.yaml"
+
+/* examples/enterprise-plan.yaml planned once for the group. */
+static struct {
+    struct gp_doc *doc;
+    struct gp_plan_spec *spec;
+    struct gp_plan_result *res;
+} ex;
+
+static int ex_setup (void **state)
+{
+    gp_error_t err = {0};
+    if (setup (state) != 0)
+        return -1;
+    ex.doc = gp_doc_load (EXAMPLE, &err);
+    ex.spec = ex.doc ? gp_plan_spec_from_doc (ex.doc, cat, &err) : NULL;
+    ex.res = ex.spec ? gp_plan_run (ex.spec, cat, &err) : NULL;
+    if (!ex.res)
+        fprintf (stderr, "%s\n", err.text);
+    return ex.res ? 0 : -1;
+}
+
+static int ex_teardown (void **state)
+{
+    gp_plan_result_destroy (ex.res);
+    gp_plan_spec_destroy (ex.spec);
+    gp_doc_destroy (ex.doc);
+    return teardown (state);
+}
+
+/* The network export of option 'i' of the example, through the option's
+ * cluster as gp_export_render_plan() builds it.
+ */
+static struct gp_export *ex_render (int i, enum gp_export_net_flavor net,
+                                    struct gp__rdma *r)
+{
+    gp_error_t err = {0};
+    struct gp_export_plan plan = {ex.spec, ex.res, i};
+    struct gp_export_opts o = {.plan = &plan, .catalog = cat, .net = net};
+    struct gp_cluster *c = gp_plan_option_cluster (ex.spec, ex.res, i, cat,
+                                                   &err);
+    if (!c)
+        fail_msg ("%s", err.text);
+    assert_int_equal (gp__rdma_rails (&o, c, r, &err), 0);
+    struct gp_export *x = calloc (1, sizeof *x);
+    assert_non_null (x);
+    if (gp__export_network.write (c, &o, x, &err) != 0)
+        fail_msg ("%s", err.text);
+    gp_cluster_destroy (c);
+    return x;
+}
+
+/* Every on-prem option: one network and one resource per rail of the
+ * plan's fabric (8 GPUs x 1 NIC = 8 rails), InfiniBand (the spec names
+ * no switch: the planner's qm9700, catalog category ib_switch).
+ */
+static void enterprise_onprem (void **state)
+{
+    (void)state;
+    int seen = 0;
+    for (size_t i = 0; i < ex.res->n_options; i++) {
+        const struct gp_plan_option *op = &ex.res->options[i];
+        if (op->kind != GP_OPT_ONPREM || op->compute.code != 0)
+            continue;
+        seen++;
+        struct gp__rdma r;
+        struct gp_export *x = ex_render ((int)i, GP_NET_NVIDIA_OPERATOR, &r);
+        assert_true (op->nodes > 1);
+        /* 8 GPUs per node x 1 NIC per GPU (catalog design row
+         * rail-optimized.nics_per_gpu; the example sets none) */
+        assert_int_equal (op->gpus_per_node, 8);
+        assert_int_equal (op->fabric.rails, 8);
+        assert_int_equal (r.n_rails, op->fabric.rails);
+        assert_int_equal (r.kind, GP__FABRIC_IB);
+        assert_int_equal (r.nodes, op->nodes);
+        const char *net = file_of (x, "rdma-networks.yaml");
+        assert_int_equal (count (net, "kind: IPoIBNetwork"),
+                          (size_t)op->fabric.rails);
+        char want[96];
+        snprintf (want, sizeof want, "%d rails, %lld nodes",
+                  op->fabric.rails, op->nodes);
+        has (net, want);
+        gp_export_destroy (x);
+        x = ex_render ((int)i, GP_NET_SRIOV, &r);
+        assert_int_equal (count (file_of (x, "sriov-node-policies.yaml"),
+                                 "kind: SriovNetworkNodePolicy"),
+                          (size_t)op->fabric.rails);
+        gp_export_destroy (x);
+    }
+    assert_true (seen >= 1);
+}
+
+/* Every cloud option: nothing, with the reason. */
+static void enterprise_cloud (void **state)
+{
+    (void)state;
+    int seen = 0;
+    for (size_t i = 0; i < ex.res->n_options; i++) {
+        const struct gp_plan_option *op = &ex.res->options[i];
+        if (op->kind != GP_OPT_CLOUD || op->compute.code != 0)
+            continue;
+        seen++;
+        struct gp__rdma r;
+        struct gp_export *x = ex_render ((int)i, GP_NET_NVIDIA_OPERATOR, &r);
+        assert_int_equal (x->n_files, 0);
+        assert_non_null (strstr (x->not_applicable, op->name));
+        assert_non_null (strstr (x->not_applicable, "cloud fleet"));
+        gp_export_destroy (x);
+    }
+    assert_true (seen >= 1);
+}
+
 /* ------------------------------------------------------- --write DIR */
 
 static int write_set (const char *dir, const char *set, const char *sw,
@@ -415,6 +541,62 @@ static int write_set (const char *dir, const char *set, const char *sw,
     return rc;
 }
 
+static int write_files (const char *dir, const char *set,
+                        const struct gp_export *x)
+{
+    char path[512];
+    int rc = 0;
+    snprintf (path, sizeof path, "%s/%s", dir, set);
+    mkdir (path, 0755);
+    for (size_t i = 0; rc == 0 && i < x->n_files; i++) {
+        snprintf (path, sizeof path, "%s/%s/%s", dir, set, x->files[i].name);
+        FILE *f = fopen (path, "w");
+        if (!f || fputs (x->files[i].text, f) < 0)
+            rc = -1;
+        if (f && fclose (f) != 0)
+            rc = -1;
+    }
+    return rc;
+}
+
+/* The example's recommended option when it is on-prem, else its first
+ * sized on-prem option, in both flavours.
+ */
+static int write_enterprise (const char *dir)
+{
+    int pick = -1;
+    for (size_t i = 0; i < ex.res->n_options; i++) {
+        const struct gp_plan_option *op = &ex.res->options[i];
+        if (op->kind == GP_OPT_ONPREM && op->compute.code == 0
+            && (pick < 0 || (int)i == ex.res->recommended))
+            pick = (int)i;
+    }
+    if (pick < 0)
+        return -1;
+    int rc = 0;
+    const char *sets[] = {"enterprise-nvidia", "enterprise-sriov"};
+    for (int k = 0; k < 2; k++) {
+        gp_error_t err = {0};
+        struct gp_export_plan plan = {ex.spec, ex.res, pick};
+        struct gp_export_opts o = {.plan = &plan, .catalog = cat,
+                                   .net = k ? GP_NET_SRIOV
+                                            : GP_NET_NVIDIA_OPERATOR};
+        struct gp_cluster *c = gp_plan_option_cluster (ex.spec, ex.res, pick,
+                                                       cat, &err);
+        struct gp_export x = {0};
+        if (!c || gp__export_network.write (c, &o, &x, &err) != 0
+            || write_files (dir, sets[k], &x) != 0) {
+            fprintf (stderr, "%s: %s\n", sets[k], err.text);
+            rc = -1;
+        }
+        for (size_t i = 0; i < x.n_files; i++)
+            free (x.files[i].text);
+        free (x.files);
+        gp_cluster_destroy (c);
+    }
+    return rc;
+}
+
 int main (int argc, char **argv)
 {
     if (argc == 3 && strcmp (argv[1], "--write") == 0) {
@@ -428,6 +610,10 @@ int main (int argc, char **argv)
                  | write_set (argv[2], "roce-sriov", "spectrum4",
                               GP_NET_SRIOV);
         teardown (NULL);
+        if (ex_setup (NULL) != 0)
+            return 1;
+        rc |= write_enterprise (argv[2]);
+        ex_teardown (NULL);
         return rc ? 1 : 0;
     }
     const struct CMUnitTest tests[] = {
@@ -442,5 +628,10 @@ int main (int argc, char **argv)
         cmocka_unit_test (export_not_applicable),
         cmocka_unit_test (export_header_quoted),
     };
-    return cmocka_run_group_tests (tests, setup, teardown);
+    const struct CMUnitTest ex_tests[] = {
+        cmocka_unit_test (enterprise_onprem),
+        cmocka_unit_test (enterprise_cloud),
+    };
+    return cmocka_run_group_tests (tests, setup, teardown)
+           | cmocka_run_group_tests (ex_tests, ex_setup, ex_teardown);
 }

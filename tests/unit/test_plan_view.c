@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "gpuplan/arch.h"
 #include "gpuplan/cluster.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/report.h"
 #include "plan/plan_private.h"
 
 #define EXAMPLE GP_SOURCE_DIR "/examples/enterprise-plan.yaml"
@@ -508,6 +511,41 @@ static void test_profile_not_training (void **state)
     gp_doc_destroy (d);
 }
 
+/* The plan JSON's per-option "workloads" carry the same layouts. */
+static void test_json_workloads (void **state)
+{
+    (void)state;
+    json_t *j = gp_report_json (ex.res);
+    assert_non_null (j);
+    json_t *opts = json_object_get (j, "options");
+    for (size_t k = 0; k < ex.res->n_options; k++) {
+        const struct gp_plan_option *o = &ex.res->options[k];
+        json_t *ws = json_object_get (json_array_get (opts, k), "workloads");
+        assert_true (json_is_array (ws));
+        if (o->compute.code != 0)
+            continue;
+        assert_int_equal (json_array_size (ws), ex.spec->n_workloads);
+        for (size_t i = 0; i < ex.spec->n_workloads; i++) {
+            json_t *w = json_array_get (ws, i);
+            const struct gp_plan_wl_plan *p = &o->wl[i];
+            assert_string_equal (json_string_value (json_object_get (w,
+                                 "workload")), ex.spec->workloads[i].name);
+            assert_true (json_is_true (json_object_get (w, "sized")));
+            const char *key = p->kind == GP_WL_INFERENCE ? "gpus_per_replica"
+                                                         : "gpus";
+            long long want = p->kind == GP_WL_INFERENCE ? p->gpus_per_replica
+                                                        : p->gpus;
+            assert_int_equal (json_integer_value (json_object_get (w, key)),
+                              want);
+            if (p->kind != GP_WL_INFERENCE)
+                assert_int_equal (json_integer_value (json_object_get (
+                                      w, "grad_accum")),
+                                  p->grad_accum);
+        }
+    }
+    json_decref (j);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +557,7 @@ int main (void)
         cmocka_unit_test (test_option_index),
         cmocka_unit_test (test_profile_key),
         cmocka_unit_test (test_profile_not_training),
+        cmocka_unit_test (test_json_workloads),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

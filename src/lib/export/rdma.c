@@ -60,7 +60,11 @@ static void none (struct gp__rdma *out, const char *fmt, const char *a)
     snprintf (out->why, sizeof out->why, fmt, a);
 }
 
-static void fill_rails (struct gp__rdma *out)
+/* Names from the rail number alone (never from 'out' itself, which
+ * snprintf() may not read while writing into it).
+ */
+static void fill_rails (struct gp__rdma *out, const char *prefix,
+                        const char *ns)
 {
     size_t used = 0;
     for (int i = 0; i < out->n_rails; i++) {
@@ -68,14 +72,13 @@ static void fill_rails (struct gp__rdma *out)
         r->index = i;
         snprintf (r->network, sizeof r->network, "rdma-rail-%d", i);
         snprintf (r->res_name, sizeof r->res_name, "rdma_rail_%d", i);
-        snprintf (r->resource, sizeof r->resource, "%s/%s", out->prefix,
-                  r->res_name);
+        snprintf (r->resource, sizeof r->resource, "%s/rdma_rail_%d", prefix,
+                  i);
         snprintf (r->ifname, sizeof r->ifname, "eth_r%d", i);
         snprintf (r->subnet, sizeof r->subnet, "172.%d.0.0/16", 16 + i);
         used += (size_t)snprintf (out->annotation + used,
-                                  sizeof out->annotation - used, "%s%s/%s",
-                                  i ? "," : "", out->nad_namespace,
-                                  r->network);
+                                  sizeof out->annotation - used,
+                                  "%s%s/rdma-rail-%d", i ? "," : "", ns, i);
     }
 }
 
@@ -88,7 +91,9 @@ int gp__rdma_rails (const struct gp_export_opts *o,
         return gp_errprintf (err, GP_EINVAL, "rdma rails: NULL argument");
     memset (out, 0, sizeof *out);
     out->flavor = o->net;
-    out->prefix = o->net == GP_NET_SRIOV ? "openshift.io" : "nvidia.com";
+    const char *prefix = o->net == GP_NET_SRIOV ? "openshift.io"
+                                                : "nvidia.com";
+    out->prefix = prefix;
     out->nad_namespace = GP__RDMA_NAD_NAMESPACE;
     const struct gp_export_plan *p = o->plan;
     if (!p || !p->result || !p->spec) {
@@ -102,6 +107,12 @@ int gp__rdma_rails (const struct gp_export_opts *o,
                              p->result->n_options);
     const struct gp_plan_option *op = &p->result->options[p->option];
     out->nodes = op->nodes;
+    if (op->kind == GP_OPT_BURST) {
+        none (out, "option '%s' is a cloud burst: its owned fleet's fabric "
+              "is the existing cluster's, not designed by this plan, and "
+              "the rented part runs on the provider's fabric", op->name);
+        return 0;
+    }
     if (op->cloud_fabric || op->kind != GP_OPT_ONPREM) {
         none (out, "option '%s' runs on a cloud fleet: its fabric (EFA, "
               "GPUDirect-TCPX/TCPXO, ...) is the provider's, not "
@@ -142,6 +153,6 @@ int gp__rdma_rails (const struct gp_export_opts *o,
                              op->name, op->nodes, PODS_PER_NODE,
                              ADDRS_PER_RAIL / PODS_PER_NODE);
     out->n_rails = op->fabric.rails;
-    fill_rails (out);
+    fill_rails (out, prefix, GP__RDMA_NAD_NAMESPACE);
     return 0;
 }

@@ -78,9 +78,10 @@ struct gp__rdma {
  * GPU); o->net picks the resource prefix.
  *
  * n_rails is 0, with 'why' set, when there is nothing to attach: no plan
- * (o->plan NULL), one node (scale-up only), or a cloud fleet (its fabric
+ * (o->plan NULL), one node (scale-up only), a cloud fleet (its fabric
  * -- EFA, GPUDirect-TCPX/TCPXO, ... -- is the provider's, not configured
- * by these operators).  Returns 0; GP_EINVAL (NULL 'o' or 'out', bad
+ * by these operators) or a cloud burst (the owned part keeps the existing
+ * cluster's fabric, which the plan did not design).  Returns 0; GP_EINVAL (NULL 'o' or 'out', bad
  * option index, no catalog, a switch part that is not in the catalog or
  * not a switch), GP_ERANGE (more than GP__RDMA_MAX_RAILS rails, or more
  * addresses than a rail's range holds) with 'err' set.  Fills 'out'

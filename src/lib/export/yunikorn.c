@@ -20,7 +20,8 @@
  *   fair-share      fifo       disabled       on          cohorts fenced
  *
  * las and srtf order jobs by attained or remaining service, which YuniKorn
- * cannot express: GP_ENOTSUP.  YuniKorn falls back silently on a bad
+ * cannot express: the target does not apply (no file, the reason in
+ * x->not_applicable).  YuniKorn falls back silently on a bad
  * property value, so every value written here is one of its documented
  * constants (and tests/export/rules_yunikorn.py checks them).
  *
@@ -65,25 +66,25 @@ struct yk {
 };
 
 /* The policy of the plan (fair-share, the plan's default, for a cluster
- * spec or a plan that names none). */
-static int policy_of (const struct gp_export_opts *o, struct yk *k,
-                      gp_error_t *err)
+ * spec or a plan that names none); NULL for a policy YuniKorn cannot
+ * express, with the reason in 'why'. */
+static const struct yk_policy *policy_of (const struct gp_export_opts *o,
+                                          int *from_plan, char *why,
+                                          size_t n)
 {
     const char *want = "fair-share";
-    k->from_plan = o->plan && o->plan->spec;
-    if (k->from_plan && o->plan->spec->policy[0])
+    *from_plan = o->plan && o->plan->spec;
+    if (*from_plan && o->plan->spec->policy[0])
         want = o->plan->spec->policy;
     for (size_t i = 0; i < sizeof policies / sizeof *policies; i++)
-        if (!strcmp (policies[i].name, want)) {
-            k->pol = &policies[i];
-            return 0;
-        }
-    return gp_errprintf (err, GP_ENOTSUP,
-                         "export yunikorn: policy '%s' has no YuniKorn "
-                         "equivalent (its queues sort applications fifo or "
-                         "fair, by priority); plan with fifo, "
-                         "fifo-backfill, priority or fair-share",
-                         want);
+        if (!strcmp (policies[i].name, want))
+            return &policies[i];
+    snprintf (why, n, "the plan's policy '%s' has no YuniKorn equivalent "
+                      "(YuniKorn sorts applications fifo or fair, "
+                      "optionally by priority); plan with fifo, "
+                      "fifo-backfill, priority or fair-share",
+              want);
+    return NULL;
 }
 
 /* Names YuniKorn cannot take: its root queue, and a cohort that is also
@@ -108,26 +109,50 @@ static int check_names (const struct yk *k, gp_error_t *err)
     return 0;
 }
 
-/* Guaranteed (quota) and max (caps) of every team, per resource. */
+/* What the members of the cohort of team 't' hold in pool 'p' (their
+ * quotas); 'nom' must be filled for every team. */
+static long long cohort_held (const struct yk *k, size_t t, size_t p)
+{
+    size_t np = k->c->n_pools;
+    long long held = 0;
+    for (size_t u = 0; u < k->nt; u++)
+        if (!strcmp (k->teams[u].cohort, k->teams[t].cohort))
+            held += k->nom[u * np + p];
+    return held;
+}
+
+/* Guaranteed (quota) and max (caps) of every team, per resource.  The
+ * max is gp__pool_cap(), at most what the team's cohort holds in the pool
+ * (a quota-less member lends nothing; the same bound as Volcano's). */
 static int team_amounts (struct yk *k, gp_error_t *err)
 {
     size_t np = k->c->n_pools;
-    for (size_t t = 0; t < k->nt; t++) {
-        int rc = gp__k8s_team_limits (k->c, &k->teams[t], k->fallback, &k->l,
-                                      err);
-        if (rc != 0)
-            return rc;
-        for (size_t p = 0; p < np; p++) {
-            long long cap = gp__pool_cap (k->c, &k->teams[t], &k->l, p);
+    long long *cap = calloc (k->nt * np, sizeof *cap);
+    if (!cap)
+        return gp_errprintf (err, GP_ENOMEM, "out of memory");
+    int rc = 0;
+    for (size_t t = 0; rc == 0 && t < k->nt; t++) {
+        rc = gp__k8s_team_limits (k->c, &k->teams[t], k->fallback, &k->l,
+                                  err);
+        for (size_t p = 0; rc == 0 && p < np; p++) {
+            cap[t * np + p] = gp__pool_cap (k->c, &k->teams[t], &k->l, p);
             k->nom[t * np + p] = k->l.nom[p];
-            for (size_t r = 0; r < k->r.n; r++) {
-                size_t at = t * GP__K8S_RES_MAX + r;
-                k->gua[at] += gp__k8s_share (&k->r, k->c, p, r, k->l.nom[p]);
-                k->max[at] += gp__k8s_share (&k->r, k->c, p, r, cap);
-            }
         }
     }
-    return 0;
+    for (size_t t = 0; rc == 0 && t < k->nt; t++)
+        for (size_t p = 0; p < np; p++) {
+            long long most = cap[t * np + p];
+            if (k->teams[t].cohort[0] && most > cohort_held (k, t, p))
+                most = cohort_held (k, t, p);
+            for (size_t r = 0; r < k->r.n; r++) {
+                size_t at = t * GP__K8S_RES_MAX + r;
+                k->gua[at] += gp__k8s_share (&k->r, k->c, p, r,
+                                             k->nom[t * np + p]);
+                k->max[at] += gp__k8s_share (&k->r, k->c, p, r, most);
+            }
+        }
+    free (cap);
+    return rc;
 }
 
 /* YuniKorn's name of resource 'r': a pod's cpu is its vcore. */
@@ -195,7 +220,6 @@ static void leaf (struct gp__yaml *y, const struct yk *k, size_t t)
 static void cohort (struct gp__yaml *y, const struct yk *k, size_t first)
 {
     const char *co = k->teams[first].cohort;
-    size_t np = k->c->n_pools;
     long long gua[GP__K8S_RES_MAX] = {0}, max[GP__K8S_RES_MAX] = {0};
     for (size_t t = first; t < k->nt; t++)
         if (!strcmp (k->teams[t].cohort, co))
@@ -203,14 +227,10 @@ static void cohort (struct gp__yaml *y, const struct yk *k, size_t first)
                 gua[r] += k->gua[t * GP__K8S_RES_MAX + r];
     /* What the members hold together, pool by pool: the most any of them
      * may borrow, and a bound that keeps borrowing inside the cohort. */
-    for (size_t p = 0; p < np; p++) {
-        long long held = 0;
-        for (size_t t = first; t < k->nt; t++)
-            if (!strcmp (k->teams[t].cohort, co))
-                held += k->nom[t * np + p];
+    for (size_t p = 0; p < k->c->n_pools; p++)
         for (size_t r = 0; r < k->r.n; r++)
-            max[r] += gp__k8s_share (&k->r, k->c, p, r, held);
-    }
+            max[r] += gp__k8s_share (&k->r, k->c, p, r,
+                                     cohort_held (k, first, p));
     gp__y_map (y);
     gp__y_kstr (y, "name", co);
     gp__y_kbool (y, "parent", 1);
@@ -395,9 +415,11 @@ static int write_yunikorn (const struct gp_cluster *c,
     struct yk k = {.c = c};
     k.teams = gp__teams_of (c, &k.nt, &fb);
     k.fallback = k.teams == &fb;
-    int rc = policy_of (o, &k, err);
-    if (rc == 0)
-        rc = check_names (&k, err);
+    k.pol = policy_of (o, &k.from_plan, x->not_applicable,
+                       sizeof x->not_applicable);
+    if (!k.pol)
+        return 0; /* not applicable: no files, the reason set */
+    int rc = check_names (&k, err);
     if (rc == 0)
         rc = gp__k8s_res_build (&k.r, c, o->catalog, err);
     if (rc != 0)

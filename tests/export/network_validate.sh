@@ -1,0 +1,19 @@
+#!/bin/bash
+# The network target's export sets -- InfiniBand and RoCE under the NVIDIA
+# Network Operator and the SR-IOV Network Operator (hand-built plans), and
+# the enterprise example's on-prem option under both -- written by the
+# unit test binary, pass validate.py --dir: the upstream CRDs made strict
+# and rules_network.py.
+# Usage: network_validate.sh TEST_EXPORT_NETWORK
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d) || exit 1
+trap 'rm -rf "$out"' EXIT
+"$1" --write "$out" || { echo "FAIL: writing the export sets"; exit 1; }
+rc=0
+for set in ib-nvidia roce-nvidia ib-sriov roce-sriov enterprise-nvidia enterprise-sriov; do
+    echo "== $set"
+    [ -d "$out/$set" ] || { echo "FAIL: no $set"; rc=1; continue; }
+    python3 "$here/validate.py" --dir "$out/$set" || rc=1
+done
+exit $rc
