@@ -615,6 +615,9 @@ static void test_errors (void **state)
     l->pp = 1;
     expect_err (&f, DAY, GP_EINVAL, "tp 2 x pp 1 != 4");
     l->tp = l->pp = 0;
+    w->kind = GP_WL_RECURRING;
+    expect_err (&f, DAY, GP_EINVAL, "workloads[1]: not an inference service");
+    w->kind = GP_WL_INFERENCE;
     int bad[24];
     memcpy (bad, DAY, sizeof bad);
     bad[3] = 0;

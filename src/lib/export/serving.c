@@ -342,9 +342,10 @@ int gp__serve_render (const struct gp_cluster *c,
     char res[GP_MIG_MAX + 1][64];
     struct gp__svc s = {0};
     int rc = plan_month (o, &opt, &s.month, err);
-    if (rc == 0 && i >= o->plan->spec->n_workloads)
-        rc = gp_errprintf (err, GP_EINVAL, "workloads[%zu]: no such "
-                           "workload", i);
+    if (rc == 0 && (i >= o->plan->spec->n_workloads
+                    || o->plan->spec->workloads[i].kind != GP_WL_INFERENCE))
+        rc = gp_errprintf (err, GP_EINVAL, "workloads[%zu]: not an "
+                           "inference service", i);
     if (rc == 0)
         rc = pool_of (c, o, &s, res, err);
     if (rc == 0)
