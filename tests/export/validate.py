@@ -67,30 +67,66 @@ def strict(node):
     return node
 
 
+def _load_crd_file(path, crds):
+    """The versions of the CRD in 'path' into 'crds' (strict schemas)."""
+    with open(path) as fh:
+        crd = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
+        return
+    group = crd["spec"]["group"]
+    kind = crd["spec"]["names"]["kind"]
+    for v in crd["spec"]["versions"]:
+        s = v["schema"]["openAPIV3Schema"]
+        s.setdefault("properties", {})["metadata"] = {"type": "object"}
+        # The API server takes apiVersion and kind on every object,
+        # also where a CRD's schema does not list them.
+        s["properties"].setdefault("apiVersion", {"type": "string"})
+        s["properties"].setdefault("kind", {"type": "string"})
+        crds[(f"{group}/{v['name']}", kind)] = strict(s)
+
+
+# controller-gen writes spec.names.kind near the top of each CRD file.
+_CRD_KIND = re.compile(r"^  names:\n(?:    .*\n)*?    kind: (\S+)$", re.M)
+
+
+class _Crds:
+    """Every CustomResourceDefinition under schemas/ (subfolders too), as
+    {(apiVersion, kind): strict schema}.  A file is parsed the first time
+    one of its kinds is asked for (the KServe CRD alone is ~2 MB); a file
+    whose kind cannot be read from its text is parsed at once."""
+
+    def __init__(self, d):
+        self.crds, self.by_kind = {}, {}
+        for root, dirs, files in os.walk(d):
+            dirs.sort()
+            for f in sorted(files):
+                if not f.endswith(".yaml"):
+                    continue
+                path = os.path.join(root, f)
+                with open(path) as fh:
+                    m = _CRD_KIND.search(fh.read(8192))
+                if m:
+                    self.by_kind.setdefault(m.group(1), []).append(path)
+                else:
+                    _load_crd_file(path, self.crds)
+
+    def get(self, key, default=None):
+        for path in self.by_kind.pop(key[1], []):
+            _load_crd_file(path, self.crds)
+        return self.crds.get(key, default)
+
+    def __contains__(self, key):
+        return self.get(key) is not None
+
+    def __getitem__(self, key):
+        v = self.get(key)
+        if v is None:
+            raise KeyError(key)
+        return v
+
+
 def load_crds():
-    """Every CustomResourceDefinition under schemas/ (subfolders too)."""
-    crds = {}
-    d = os.path.join(HERE, "schemas")
-    for root, dirs, files in os.walk(d):
-        dirs.sort()
-        for f in sorted(files):
-            if not f.endswith(".yaml"):
-                continue
-            with open(os.path.join(root, f)) as fh:
-                crd = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-            if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
-                continue
-            group = crd["spec"]["group"]
-            kind = crd["spec"]["names"]["kind"]
-            for v in crd["spec"]["versions"]:
-                s = v["schema"]["openAPIV3Schema"]
-                s.setdefault("properties", {})["metadata"] = {"type": "object"}
-                # The API server takes apiVersion and kind on every object,
-                # also where a CRD's schema does not list them.
-                s["properties"].setdefault("apiVersion", {"type": "string"})
-                s["properties"].setdefault("kind", {"type": "string"})
-                crds[(f"{group}/{v['name']}", kind)] = strict(s)
-    return crds
+    return _Crds(os.path.join(HERE, "schemas"))
 
 
 CRDS = load_crds()
