@@ -277,6 +277,34 @@ static void test_fit_and_loso (void **state)
     gp_validation_destroy (v);
 }
 
+/* validation/training/campaigns-published.csv: every row reported; the
+ * model-card rows without a GPU count say why; the Llama 3.1 405B
+ * campaign (model, tokens, H100, 16,384 GPUs, GPU-hours) is planned and
+ * within 20 % of the card's 30.84M GPU-hours (docs/model/training.md,
+ * "Validation": -11.6 % today).
+ */
+static void test_published_campaigns (void **state)
+{
+    (void)state;
+    struct gp_validate_request rq = {
+        .path = GP_SOURCE_DIR "/validation/training/campaigns-published.csv"};
+    struct gp_validation *v = NULL;
+    gp_error_t err = {0};
+    assert_int_equal (gp_validate_training (cat, &rq, &v, &err), 0);
+    assert_int_equal (v->n_rows, 6);
+    for (size_t i = 0; i < v->n_rows; i++)
+        assert_int_equal (v->rows[i].kind, GP_VAL_CAMPAIGN);
+    assert_false (row (v, "llama31card-8b")->ok);
+    assert_non_null (strstr (row (v, "llama31card-70b")->reason, "num_gpus"));
+    const struct gp_val_row *p = row (v, "llama31card-405b");
+    assert_true (p->ok && p->planned && p->seq_chosen && p->batch_chosen);
+    assert_int_equal (p->n_gpus, 16384);
+    assert_true (fabs (p->rel_err) <= 0.20);
+    assert_true (row (v, "llama2-70b")->ok);
+    assert_false (row (v, "llama2-70b")->planned);
+    gp_validation_destroy (v);
+}
+
 static int setup (void **state)
 {
     (void)state;
@@ -299,6 +327,7 @@ int main (void)
         cmocka_unit_test (test_row_measures),
         cmocka_unit_test (test_planner_rows),
         cmocka_unit_test (test_fit_and_loso),
+        cmocka_unit_test (test_published_campaigns),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }
