@@ -61,6 +61,10 @@ struct gp_validate_request {
                                   none when it cannot be loaded */
     const struct gp_eff_override *overrides; /* applied in order */
     size_t n_overrides;
+    int loso;                  /* training: 1 = also the
+                                  leave-one-source-out refit (the GEMM
+                                  ceiling grid of "Honest fitting", 36
+                                  extra passes over the rows) */
 };
 
 /* ============================= results ================================= */
@@ -79,6 +83,78 @@ enum gp_val_kind {
     GP_VAL_CAMPAIGN,   /* GPU-hours of a whole training run */
 };
 
+/* The quantity a training validation row publishes (its 'measure' column;
+ * docs/model/training.md, "Measures").  Throughput measures compare a
+ * steady-state speed, campaign measures a whole run of 'tokens' tokens.
+ */
+enum gp_val_measure {
+    GP_MEAS_TOKENS_PER_S_PER_GPU, /* throughput: tokens/s per GPU */
+    GP_MEAS_TFLOPS_PER_GPU,       /* throughput: model TFLOP/s per GPU under
+                                     the row's FLOP convention */
+    GP_MEAS_GPU_HOURS,            /* campaign: GPU-hours */
+    GP_MEAS_DAYS,                 /* campaign: wall-clock days */
+    GP_MEAS_TIME_TO_TRAIN_MIN,    /* campaign: minutes from start to the
+                                     target (MLPerf), no failures */
+    GP_MEAS_N
+};
+
+/* How a row counts model FLOPs per token for a TFLOP/s measure. */
+enum gp_flop_convention {
+    GP_FLOPS_6N,      /* 6 x N, N = parameters in a token's GEMMs */
+    GP_FLOPS_6N_ATTN, /* 6 x N + 12 x layers x seq x heads x head_dim */
+};
+
+/* What the model predicts for a row, before conversion to its measure. */
+struct gp_val_native {
+    double tokens_per_s_per_gpu; /* steady state, > 0 */
+    double flops_per_token;      /* under the row's convention (TFLOP/s) */
+    double goodput;              /* (0, 1], the reliability model's */
+    double tokens;               /* of the run (campaign measures) */
+    int n_gpus;                  /* of the run (days, time-to-train) */
+};
+
+/* The one conversion of a prediction into a row's measure:
+ *   tokens/s/GPU       = r
+ *   TFLOP/s/GPU        = r x F / 1e12
+ *   GPU-hours          = T / (r x g) / 3600
+ *   days               = T / (r x g x n) / 86400
+ *   time-to-train, min = T / (r x n) / 60   (no goodput: a timed run)
+ * with r tokens/s per GPU, F FLOPs per token, g goodput, T tokens and n
+ * GPUs of 'x'.  Returns the value, or NAN when an input it needs is
+ * missing (<= 0) or 'm' is out of range.  No errors, no allocation.
+ */
+double gp_val_measure_of (enum gp_val_measure m,
+                          const struct gp_val_native *x);
+
+/* Names of the measures as the CSV 'measure' column spells them
+ * ("tokens_per_s_per_gpu", "tflops_per_gpu", "gpu_hours", "days",
+ * "time_to_train_min"); "?" out of range.  Static strings.
+ */
+const char *gp_val_measure_str (enum gp_val_measure m);
+
+/* Parse a measure name (case-insensitive) into '*m'.  Returns 0, or -1
+ * ('*m' untouched) for an unknown name.
+ */
+int gp_val_measure_parse (const char *s, enum gp_val_measure *m);
+
+/* The kind a measure belongs to (throughput or campaign). */
+enum gp_val_kind gp_val_measure_kind (enum gp_val_measure m);
+
+/* Parse a FLOP convention ("6N", "6N+attn", case-insensitive) into '*c'.
+ * Returns 0, or -1 ('*c' untouched).
+ */
+int gp_flop_convention_parse (const char *s, enum gp_flop_convention *c);
+
+struct gp_train_model;
+
+/* Model FLOPs per token of 'm' at 'seq_len' tokens per sequence under
+ * convention 'c': 6 x m->matmul_active, plus for GP_FLOPS_6N_ATTN the
+ * attention term of gp_train_model_flops_per_token.  No errors.
+ */
+double gp_val_flops_per_token (const struct gp_train_model *m,
+                               double seq_len,
+                               enum gp_flop_convention c);
+
 /* One training validation row, predicted. */
 struct gp_val_row {
     char id[96];
@@ -95,7 +171,40 @@ struct gp_val_row {
     double mfu;
     double step_s;
     double mem_bytes;       /* modelled memory per GPU */
+    enum gp_val_measure measure; /* the row's: 'predicted' and 'measured'
+                                    are in this unit */
+    int planned;            /* 1: the training planner (gp_train_plan, as
+                               'gpuplan train --gpus N') chose the
+                               sequence length, batch and layout */
+    int seq_chosen;         /* 1: the planner chose 'seq_len' */
+    int batch_chosen;       /* 1: the planner chose 'global_batch' */
+    double seq_len;         /* tokens per sequence used (0 = none) */
+    double global_batch;    /* sequences per step used (0 = none) */
+    char generation[16];    /* the accelerator's generation ("" = none) */
+    int zero3;              /* the layout shards with ZeRO-3 */
+    int unfused_attn;       /* modelled without fused attention */
+    int fp8;                /* FP8 GEMMs (the row's precision) */
 };
+
+/* The fitting record of one source family (docs/model/training.md,
+ * "Honest fitting").
+ */
+struct gp_val_family_fit {
+    int factors;            /* efficiency factors its modelled rows read:
+                               7 per GPU generation */
+    int fitted;             /* constants set after looking at the
+                               validation rows that its modelled rows
+                               depend on */
+    int have_loso;          /* 'loso' and 'gap' are set */
+    struct gp_val_summary loso; /* leave-one-source-out: GEMM ceiling
+                                   refitted per generation without this
+                                   family, then its rows predicted */
+    double gap;             /* loso median - in-sample median, fraction */
+    int gap_flag;           /* gap > GP_VAL_GAP_FLAG: the fit follows the
+                               rows, not the mechanisms */
+};
+
+#define GP_VAL_GAP_FLAG 0.03
 
 struct gp_validation {
     struct gp_val_row *rows;
@@ -105,11 +214,19 @@ struct gp_validation {
     struct gp_val_summary *by_family;  /* id prefix before the first '-',
                                           in order of first appearance */
     size_t n_families;
+    struct gp_val_family_fit *fit;     /* same index as by_family */
+    int have_loso;                     /* the request asked for it */
+    struct gp_val_summary loso_all;    /* every row, each predicted
+                                          without its own family */
 };
 
 /* Read the training validation CSV 'rq->path' and predict every row with
  * the catalog 'cat' (the layout search fills blank layout fields, the
- * reliability model gives campaign goodput).  Returns 0 and '*out' (the
+ * reliability model gives campaign goodput; a row without seq_len or
+ * global_batch is planned by gp_train_plan at its GPU count, and the row
+ * records what the planner chose).  Each row is compared in its own
+ * measure (gp_val_measure_of).  Every family gets its fitting record
+ * ('fit'); with rq->loso its leave-one-source-out error too.  Returns 0 and '*out' (the
  * caller frees it with gp_validation_destroy()), or a negative gp_err with
  * 'err' set: GP_EINVAL for NULL arguments, GP_EIO for an unreadable file,
  * GP_EPARSE for a missing column ("file:line: missing column 'x'"),

@@ -21,29 +21,40 @@ const char cmd_validate_help[] =
     "\n"
     "SYNOPSIS\n"
     "    gpuplan validate training FILE.csv [--json] [--catalog DIR]\n"
+    "                     [--set GEN.KEY=V]... [--no-loso]\n"
     "    gpuplan validate inference FILE.csv [--json] [--catalog DIR]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads a validation CSV (docs/formats/train.md, 'Validation CSV'),\n"
     "    predicts every row from its own inputs, the catalog and the model\n"
     "    zoo, and prints per row the predicted and measured value and the\n"
-    "    relative error: tokens/s per GPU for 'throughput' rows, GPU-hours\n"
-    "    for 'campaign' rows.  Layout fields the row leaves blank are chosen\n"
-    "    by the layout search.  Rows that cannot be modelled are listed as\n"
-    "    'unsupported' with the reason.  The summary gives the median\n"
-    "    absolute relative error and the share of rows within 10/20/30 %,\n"
-    "    per kind and per source family (the id prefix).\n"
+    "    relative error in the row's own measure: tokens/s per GPU or\n"
+    "    model TFLOP/s per GPU for 'throughput' rows, GPU-hours, days or\n"
+    "    time-to-train for 'campaign' rows.  Layout fields the row leaves\n"
+    "    blank are chosen by the layout search; a row without seq_len or\n"
+    "    global_batch is planned as 'gpuplan train --gpus N' plans it, and\n"
+    "    the row shows what the planner chose.  Rows that cannot be\n"
+    "    modelled are listed as 'unsupported' with the reason.  The summary\n"
+    "    gives the median absolute relative error and the share of rows\n"
+    "    within 10/20/30 %, per kind and per source family (the id\n"
+    "    prefix), then per family the efficiency factors its rows read, the\n"
+    "    constants fitted on the validation rows that they depend on, and\n"
+    "    the in-sample against the leave-one-source-out error (a gap over\n"
+    "    3 points is flagged: the fit follows rows, not mechanisms).\n"
     "\n"
     "OPTIONS\n"
     "    --json          one JSON document: {rows: [{id, kind, status,\n"
     "                    predicted, measured, rel_err, layout, reason}],\n"
     "                    summary: {n, n_ok, median_abs_rel_err,\n"
     "                    within_10pct, within_20pct, within_30pct, by_kind,\n"
-    "                    by_family}}; errors and shares are fractions\n"
+    "                    by_family, fit, loso}}; errors and shares are\n"
+    "                    fractions\n"
     "    --catalog DIR   merge catalog CSV files found in DIR\n"
     "    --set GEN.KEY=V override one efficiency factor of a GPU generation\n"
     "                    (what-if and calibration studies; e.g.\n"
     "                    --set hopper.gemm_max=0.7); repeatable\n"
+    "    --no-loso       skip the leave-one-source-out refit (36 extra\n"
+    "                    passes over the rows)\n"
     "    -h, --help      show this page\n"
     "\n"
     "EXIT STATUS\n"
@@ -67,6 +78,43 @@ static void summary_print (const struct gp_val_summary *s)
             100 * s->within_10, 100 * s->within_20, 100 * s->within_30);
 }
 
+static const char *measure_label (enum gp_val_measure m)
+{
+    static const char *const l[GP_MEAS_N] = {"tok/s/gpu", "TFLOP/s/gpu",
+                                             "gpu-h", "days", "ttt-min"};
+    return (unsigned)m < GP_MEAS_N ? l[m] : "?";
+}
+
+static void fit_print (const struct gp_validation *v)
+{
+    printf ("fitting per source family (factors: efficiency factors read; "
+            "fitted: constants set\non the validation rows; in-sample: "
+            "shipped constants; LOSO: GEMM ceiling\nrefitted per generation "
+            "without the family)\n");
+    printf ("  %-14s %7s %6s %10s %8s %7s\n", "family", "factors",
+            "fitted", "in-sample", "LOSO", "gap");
+    for (size_t f = 0; f < v->n_families; f++) {
+        const struct gp_val_summary *s = &v->by_family[f];
+        const struct gp_val_family_fit *ff = &v->fit[f];
+        printf ("  %-14s %7d %6d", s->name, ff->factors, ff->fitted);
+        if (!s->n_ok) {
+            printf ("          -\n");
+            continue;
+        }
+        printf (" %8.1f %%", 100 * s->median_abs_rel_err);
+        if (ff->have_loso)
+            printf (" %6.1f %% %+6.1f%s\n", 100 * ff->loso.median_abs_rel_err,
+                    100 * ff->gap,
+                    ff->gap_flag ? "  gap > 3 points: fit follows rows" : "");
+        else
+            printf ("\n");
+    }
+    if (v->have_loso && v->all.n_ok && v->loso_all.n_ok)
+        printf ("  %-14s %7s %6s %8.1f %% %6.1f %%\n", "all", "", "",
+                100 * v->all.median_abs_rel_err,
+                100 * v->loso_all.median_abs_rel_err);
+}
+
 static void print_text (const struct gp_validation *v)
 {
     const char *h[] = {"ID", "KIND", "PREDICTED", "MEASURED", "ERR",
@@ -85,21 +133,26 @@ static void print_text (const struct gp_validation *v)
             snprintf (e, sizeof e, "%+.1f%%", 100 * o->rel_err);
         else
             snprintf (e, sizeof e, "unsupported");
-        const char *c[6] = {o->id,
-                            o->kind == GP_VAL_CAMPAIGN ? "gpu-h"
-                                                       : "tok/s/gpu",
-                            p, m, e, o->ok ? o->layout : o->reason};
+        char lay[sizeof o->layout + 96];
+        if (o->ok && o->planned)
+            snprintf (lay, sizeof lay, "planner chose seq %.0f%s, batch "
+                      "%.0f%s: %s", o->seq_len, o->seq_chosen ? "" : " (row)",
+                      o->global_batch, o->batch_chosen ? "" : " (row)",
+                      o->layout);
+        else
+            snprintf (lay, sizeof lay, "%s", o->ok ? o->layout : o->reason);
+        const char *c[6] = {o->id, measure_label (o->measure), p, m, e, lay};
         gp_text_table_add (t, c);
     }
     cli_table_print (t);
-    printf ("\nsummary (|relative error|; throughput rows in tokens/s "
-            "per GPU, campaign rows in GPU-hours)\n");
+    printf ("\nsummary (|relative error| in each row's measure)\n");
     summary_print (&v->all);
     summary_print (&v->by_kind[GP_VAL_THROUGHPUT]);
     summary_print (&v->by_kind[GP_VAL_CAMPAIGN]);
     printf ("by source family\n");
     for (size_t f = 0; f < v->n_families; f++)
         summary_print (&v->by_family[f]);
+    fit_print (v);
 }
 
 static int run_training (const struct gp_validate_request *rq, int as_json,
@@ -151,6 +204,7 @@ int cmd_validate (int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"catalog", required_argument, NULL, 'c'},
         {"set", required_argument, NULL, 's'},
+        {"no-loso", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -165,6 +219,7 @@ int cmd_validate (int argc, char **argv)
     if (!sets)
         return cli_usage_error ("validate: out of memory");
     rq.overrides = sets;
+    rq.loso = 1;
     int rc = -1;
     while (rc < 0 && (o = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
@@ -178,6 +233,9 @@ int cmd_validate (int argc, char **argv)
                                       "cdna3|other|all, KEY gemm_max|"
                                       "gemm_dim_half|attn|hbm|scale_up|"
                                       "scale_out|kernel_s)", optarg);
+            break;
+        case 'n':
+            rq.loso = 0;
             break;
         case 'c':
             dir = optarg;

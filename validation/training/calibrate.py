@@ -11,7 +11,14 @@ F's rows with the refitted values.  It prints the shipped (in-sample)
 errors, the refitted in-sample optimum, and the leave-one-family-out
 errors per family and overall.
 
-usage: calibrate.py GPUPLAN [training-public.csv]
+`gpuplan validate training` runs the same procedure in the library
+(docs/model/training.md, "Honest fitting"); with --check this script
+recomputes each family's leave-one-source-out median over all its
+modelled rows (throughput and campaign, as the library reports it) and
+exits 1 when it differs from the library's `summary.fit` by more than
+1e-9, so the two implementations check each other.
+
+usage: calibrate.py GPUPLAN [--check] [training-public.csv]
 """
 import json
 import os
@@ -19,12 +26,13 @@ import statistics
 import subprocess
 import sys
 
-GENS = {"A100": "ampere", "H100": "hopper", "H200": "hopper",
+GENS = {"A100": "ampere", "H100": "hopper", "H200": "hopper", "H800": "hopper",
+        "GB300": "blackwell",
         "B200": "blackwell", "GB200": "blackwell"}
 
 
 def run(gp, csv, sets):
-    args = [gp, "validate", "training", csv, "--json"]
+    args = [gp, "validate", "training", csv, "--json", "--no-loso"]
     for s in sets:
         args += ["--set", s]
     out = subprocess.run(args, capture_output=True, check=True).stdout
@@ -38,11 +46,32 @@ def gen_of(row_gpu):
     return "other"
 
 
+def check(gp, csv, fam, ids, lofo_all):
+    """Compare the per-family LOSO medians with the library's."""
+    out = subprocess.run([gp, "validate", "training", csv, "--json"],
+                         capture_output=True, check=True).stdout
+    fit = json.loads(out)["summary"]["fit"]
+    bad = 0
+    for F in sorted(set(fam.values())):
+        errs = [abs(lofo_all[i]["rel_err"]) for i in ids
+                if fam[i] == F and lofo_all[i]["status"] == "ok"]
+        mine = statistics.median(errs) if errs else None
+        lib = fit[F]["loso_median_abs_rel_err"]
+        same = (mine is None and lib is None) or (
+            mine is not None and lib is not None and abs(mine - lib) <= 1e-9)
+        print(f"  check {F:14s} script {mine} library {lib}"
+              f"{'' if same else '  MISMATCH'}")
+        bad += not same
+    return bad
+
+
 def main():
     gp = sys.argv[1]
+    argv = sys.argv[2:]
+    do_check = "--check" in argv
+    argv = [a for a in argv if a != "--check"]
     here = os.path.dirname(os.path.abspath(__file__))
-    csv = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
-        here, "training-public.csv")
+    csv = argv[0] if argv else os.path.join(here, "training-public.csv")
     import csv as csvmod
     with open(csv) as f:
         meta = {r["id"]: r for r in csvmod.DictReader(f)}
@@ -97,6 +126,8 @@ def main():
             lofo[i] = runs[b[gen[i]]][i] if gen[i] in b else shipped[i]
         print(f"  {F:14s} {summary(ok_err(lofo, test))}   gemm_max {b}")
     print("leave-one-family-out overall:", summary(ok_err(lofo, ids)))
+    if do_check:
+        sys.exit(1 if check(gp, csv, fam, ids, lofo) else 0)
 
 
 if __name__ == "__main__":

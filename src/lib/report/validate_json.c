@@ -36,8 +36,7 @@ static json_t *train_row_json (const struct gp_val_row *r)
     json_object_set_new (j, "status",
                          json_string (r->ok ? "ok" : "unsupported"));
     json_object_set_new (j, "unit",
-                         json_string (camp ? "gpu_hours"
-                                           : "tokens_per_s_per_gpu"));
+                         json_string (gp_val_measure_str (r->measure)));
     json_object_set_new (j, "predicted", known (r->predicted));
     json_object_set_new (j, "measured", isnan (r->measured)
                                             ? json_null ()
@@ -52,9 +51,42 @@ static json_t *train_row_json (const struct gp_val_row *r)
         json_object_set_new (j, "step_s", json_real (r->step_s));
         json_object_set_new (j, "mem_bytes", json_real (r->mem_bytes));
     }
+    if (r->has_layout) {
+        json_object_set_new (j, "seq_len", json_real (r->seq_len));
+        json_object_set_new (j, "global_batch", json_real (r->global_batch));
+        json_object_set_new (j, "planned", json_boolean (r->planned));
+        json_object_set_new (j, "seq_chosen", json_boolean (r->seq_chosen));
+        json_object_set_new (j, "batch_chosen",
+                             json_boolean (r->batch_chosen));
+    }
     if (!r->ok)
         json_object_set_new (j, "reason", json_string (r->reason));
     return j;
+}
+
+/* {family: {factors, fitted, in_sample, loso, gap, gap_flag}} */
+static json_t *fit_json (const struct gp_validation *v)
+{
+    json_t *o = json_object ();
+    for (size_t f = 0; f < v->n_families; f++) {
+        const struct gp_val_family_fit *ff = &v->fit[f];
+        const struct gp_val_summary *s = &v->by_family[f];
+        json_t *e = json_object ();
+        json_object_set_new (e, "factors", json_integer (ff->factors));
+        json_object_set_new (e, "fitted", json_integer (ff->fitted));
+        json_object_set_new (e, "in_sample_median_abs_rel_err",
+                             s->n_ok ? json_real (s->median_abs_rel_err)
+                                     : json_null ());
+        json_object_set_new (e, "loso_median_abs_rel_err",
+                             ff->have_loso
+                                 ? json_real (ff->loso.median_abs_rel_err)
+                                 : json_null ());
+        json_object_set_new (e, "gap", ff->have_loso ? json_real (ff->gap)
+                                                     : json_null ());
+        json_object_set_new (e, "gap_flag", json_boolean (ff->gap_flag));
+        json_object_set_new (o, s->name, e);
+    }
+    return o;
 }
 
 json_t *gp_validation_json (const struct gp_validation *v)
@@ -78,6 +110,11 @@ json_t *gp_validation_json (const struct gp_validation *v)
         json_object_set_new (bf, v->by_family[f].name,
                              summary_json (&v->by_family[f]));
     json_object_set_new (sum, "by_family", bf);
+    if (v->fit)
+        json_object_set_new (sum, "fit", fit_json (v));
+    json_object_set_new (sum, "loso", v->have_loso
+                                          ? summary_json (&v->loso_all)
+                                          : json_null ());
     json_object_set_new (root, "summary", sum);
     return root;
 }

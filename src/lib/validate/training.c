@@ -25,7 +25,8 @@ enum {
     C_ID, C_KIND, C_ZOO, C_LAYERS, C_HIDDEN, C_FFN, C_HEADS, C_KV, C_VOCAB,
     C_MLP, C_MOE_E, C_MOE_K, C_MOE_F, C_MOE_S, C_SEQ, C_GPU, C_NGPU, C_GPN,
     C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_SHARD, C_RECOMP, C_MB, C_GB,
-    C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED, C_N
+    C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED,
+    C_MEASURE, C_MVALUE, C_FLOPCONV, C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -34,8 +35,16 @@ static const char *const col_names[C_N] = {
     "moe_shared_experts", "seq_len", "gpu", "num_gpus", "gpus_per_node", "tp",
     "pp", "dp", "cp", "ep", "vpp", "sharding", "recompute", "micro_batch",
     "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
-    "measured_gpu_hours", "head_dim", "pp_schedule",
+    "measured_gpu_hours", "head_dim", "pp_schedule", "measure",
+    "measured_value", "flop_convention",
 };
+
+/* Columns a file may leave out (docs/formats/train.md). */
+static int optional_col (int i)
+{
+    return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
+           || i == C_MVALUE || i == C_FLOPCONV;
+}
 
 struct vrow {
     size_t line;
@@ -55,9 +64,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
     if (row->index == 0) {
         for (int i = 0; i < C_N; i++) {
             v->col[i] = gp_csv_col (row, col_names[i]);
-            /* zoo, head_dim and pp_schedule are optional columns */
-            if (v->col[i] < 0 && i != C_ZOO && i != C_HEAD_DIM
-                && i != C_SCHED)
+            if (v->col[i] < 0 && !optional_col (i))
                 return gp_errprintf (err, GP_EPARSE,
                                      "%s:%zu: missing column '%s'", v->path,
                                      row->line, col_names[i]);
@@ -253,18 +260,34 @@ static int row_arch (const struct vrow *r, const struct gp_zoo *zoo,
     return 0;
 }
 
-/* The job: sequence length, batch, tokens, precision. */
+/* The job: sequence length, batch, tokens, precision.  A blank seq_len
+ * or global_batch is the training planner's to choose, as 'gpuplan train'
+ * chooses it: the default sequence length, and the batch searched by
+ * gp_train_search_batch (job->batch_free).  A malformed one is an error.
+ */
 static int row_job (const struct vrow *r, struct gp_train_job *job,
                     struct gp_val_row *o)
 {
     gp_train_job_default (job);
     double v;
-    if (num (r->f[C_SEQ], &v) != 1 || v <= 0)
-        return unsup (o, "seq_len missing%s", "");
-    job->seq_len = v;
-    if (num (r->f[C_GB], &v) != 1 || v <= 0)
-        return unsup (o, "global_batch missing%s", "");
-    job->global_batch = v;
+    int k = num (r->f[C_SEQ], &v);
+    if (k < 0 || (k == 1 && v <= 0))
+        return unsup (o, "bad seq_len '%s'", r->f[C_SEQ]);
+    if (k == 1)
+        job->seq_len = v;
+    else
+        o->seq_chosen = 1;
+    k = num (r->f[C_GB], &v);
+    if (k < 0 || (k == 1 && v <= 0))
+        return unsup (o, "bad global_batch '%s'", r->f[C_GB]);
+    if (k == 1)
+        job->global_batch = v;
+    else {
+        job->global_batch = gp_train_batch_sequences (0, job->seq_len);
+        job->batch_free = 1;
+        o->batch_chosen = 1;
+    }
+    o->planned = o->seq_chosen || o->batch_chosen;
     if (num (r->f[C_TOKENS], &v) == 1)
         job->tokens = v;
     static const char *const precs[] = {"bf16", "fp16", "fp8"};
@@ -335,6 +358,8 @@ static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
         return unsup (o, "%s", err.text);
     gp_train_hw_from_accel (acc, job->precision, hw);
     apply_overrides (rq, &hw->eff);
+    snprintf (o->generation, sizeof o->generation, "%s",
+              hw->eff.generation ? hw->eff.generation : "");
     int gpn = inum (r, C_GPN, 0);
     if (gpn > 0)
         hw->gpus_per_node = gpn;
@@ -342,6 +367,10 @@ static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
         return unsup (o, "accelerator '%s' lacks peak FLOP/s or memory in "
                          "the catalog", acc->id);
     int n = inum (r, C_NGPU, 0);
+    if (n <= 0 && o->planned)
+        return unsup (o, "num_gpus missing: the planner chooses the batch, "
+                         "sequence length and layout of a campaign, not its "
+                         "GPU count%s", "");
     if (n <= 0) {
         n = (int)job->global_batch;
         if (n >= hw->gpus_per_node)
@@ -357,14 +386,21 @@ static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
  * "Validation").
  */
 static int row_layout (const struct gp_train_model *m,
-                       const struct gp_train_job *job,
+                       struct gp_train_job *job,
                        const struct gp_train_hw *hw,
                        const struct gp_search_fix *fix,
                        struct gp_train_result *res, struct gp_val_row *o)
 {
     int n = o->n_gpus;
     struct gp_search_stats st;
-    size_t k = gp_search_layouts (m, job, hw, n, fix, res, 1, &st);
+    double batch = job->global_batch;
+    /* the planner's batch search when the row gives no batch, else the
+     * layout search at the row's batch (gp_train_search_batch does both)
+     */
+    size_t k = gp_train_search_batch (m, job, hw, n, fix, res, 1, &st,
+                                      &batch);
+    if (k)
+        job->global_batch = batch;
     int full_layout = fix->tp > 0 && fix->pp > 0 && fix->dp > 0
                       && fix->micro_batch > 0 && fix->recompute >= 0
                       && (fix->vpp > 0 || fix->pp == 1)
@@ -404,6 +440,41 @@ static int row_layout (const struct gp_train_model *m,
     return 0;
 }
 
+/* The row's measure, kind and measured value: the 'measure' and
+ * 'measured_value' columns when the measure is given, else the kind's
+ * legacy column (tokens/s per GPU or GPU-hours).  Returns 0, or -1 with
+ * 'o' unsupported for an unknown measure or a kind that contradicts it
+ * (a missing value only sets the reason: the row is still predicted).
+ */
+static int row_measure (const struct vrow *r, struct gp_val_row *o,
+                        enum gp_flop_convention *conv)
+{
+    o->kind = strcmp (r->f[C_KIND], "campaign") ? GP_VAL_THROUGHPUT
+                                                : GP_VAL_CAMPAIGN;
+    o->measure = o->kind == GP_VAL_CAMPAIGN ? GP_MEAS_GPU_HOURS
+                                            : GP_MEAS_TOKENS_PER_S_PER_GPU;
+    int mc = o->kind == GP_VAL_CAMPAIGN ? C_MEAS_GPUH : C_MEAS_TPS;
+    o->measured = NAN;
+    if (r->f[C_MEASURE][0]) {
+        if (gp_val_measure_parse (r->f[C_MEASURE], &o->measure))
+            return unsup (o, "unknown measure '%s'", r->f[C_MEASURE]);
+        if (gp_val_measure_kind (o->measure) != o->kind)
+            return unsup (o, "measure '%s' contradicts the row's kind",
+                          r->f[C_MEASURE]);
+        mc = C_MVALUE;
+    }
+    if (o->measure == GP_MEAS_TFLOPS_PER_GPU
+        && gp_flop_convention_parse (r->f[C_FLOPCONV], conv))
+        return unsup (o, "tflops_per_gpu needs flop_convention 6N or "
+                         "6N+attn (got '%s')", r->f[C_FLOPCONV]);
+    double meas;
+    if (num (r->f[mc], &meas) != 1 || meas <= 0)
+        unsup (o, "no measured value in the row%s", "");
+    else
+        o->measured = meas;
+    return 0;
+}
+
 static void predict (const struct vrow *r, const struct gp_catalog *cat,
                      const struct gp_zoo *zoo,
                      const struct gp_validate_request *rq,
@@ -412,15 +483,9 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     memset (o, 0, sizeof *o);
     snprintf (o->id, sizeof o->id, "%s", r->f[C_ID]);
     o->line = r->line;
-    o->kind = strcmp (r->f[C_KIND], "campaign") ? GP_VAL_THROUGHPUT
-                                                : GP_VAL_CAMPAIGN;
-    double meas;
-    int mc = o->kind == GP_VAL_CAMPAIGN ? C_MEAS_GPUH : C_MEAS_TPS;
-    if (num (r->f[mc], &meas) != 1 || meas <= 0) {
-        o->measured = NAN;
-        unsup (o, "no measured value in the row%s", "");
-    } else
-        o->measured = meas;
+    enum gp_flop_convention conv = GP_FLOPS_6N;
+    if (row_measure (r, o, &conv))
+        return;
 
     struct gp_arch a;
     if (row_arch (r, zoo, &a, o))
@@ -437,6 +502,8 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     if (row_job (r, &job, o) || row_hw (r, cat, rq, &job, &hw, o)
         || row_fix (r, &fix, o))
         return;
+    o->unfused_attn = !job.flash_attn;
+    o->fp8 = job.precision == GP_PREC_FP8;
     if (fix.tp > 0 && fix.pp > 0 && fix.dp > 0
         && fix.tp * fix.pp * fix.dp * (fix.cp > 0 ? fix.cp : 1) != o->n_gpus) {
         unsup (o, "tp*pp*dp*cp differs from num_gpus%s", "");
@@ -445,7 +512,16 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     struct gp_train_result res;
     if (row_layout (&m, &job, &hw, &fix, &res, o))
         return;
-    double tps = res.time.tokens_per_s_per_gpu;
+    o->seq_len = job.seq_len;
+    o->global_batch = job.global_batch;
+    o->zero3 = res.layout.sharding == GP_SHARD_ZERO3;
+    struct gp_val_native nat = {
+        .tokens_per_s_per_gpu = res.time.tokens_per_s_per_gpu,
+        .flops_per_token = gp_val_flops_per_token (&m, job.seq_len, conv),
+        .goodput = 1,
+        .tokens = job.tokens,
+        .n_gpus = o->n_gpus,
+    };
     if (o->kind == GP_VAL_CAMPAIGN) {
         if (job.tokens <= 0) {
             unsup (o, "campaign row without tokens%s", "");
@@ -456,9 +532,15 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
          */
         struct gp_reliability rel;
         gp_train_reliability (&m, &job, o->n_gpus, hw.gpus_per_node, &rel);
-        o->predicted = job.tokens / (tps * rel.goodput) / 3600.0;
-    } else
-        o->predicted = tps;
+        nat.goodput = rel.goodput;
+    }
+    o->predicted = gp_val_measure_of (o->measure, &nat);
+    if (isnan (o->predicted)) {
+        o->predicted = 0;
+        unsup (o, "the row lacks an input its measure '%s' needs",
+               gp_val_measure_str (o->measure));
+        return;
+    }
     if (isnan (o->measured))
         return; /* reason already set */
     o->rel_err = (o->predicted - o->measured) / o->measured;
@@ -467,16 +549,6 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
 
 /* ============================== summary =============================== */
 
-static void family_of (const char *id, char *out, size_t n)
-{
-    size_t i = 0;
-    while (id[i] && id[i] != '-' && i + 1 < n) {
-        out[i] = id[i];
-        i++;
-    }
-    out[i] = 0;
-}
-
 /* Index of the family of 'id' in 'v->by_family', added when new; -1 on
  * allocation failure.
  */
@@ -484,7 +556,7 @@ static long family_index (struct gp_validation *v, const char *id,
                           size_t *cap)
 {
     char fam[32];
-    family_of (id, fam, sizeof fam);
+    gp__val_family_of (id, fam, sizeof fam);
     for (size_t f = 0; f < v->n_families; f++)
         if (!strcmp (v->by_family[f].name, fam))
             return (long)f;
@@ -550,6 +622,49 @@ done:
     return rc;
 }
 
+/* ======================== leave one source out ========================= */
+
+/* Predict every row again at each GEMM ceiling of the grid (an
+ * 'all.gemm_max' override after the request's own) and hand the errors
+ * to gp__val_loso.  Returns 0, or -1 on allocation failure.
+ */
+static int loso (const struct vfile *vf, const struct gp_catalog *cat,
+                 const struct gp_zoo *zoo,
+                 const struct gp_validate_request *rq,
+                 struct gp_validation *v)
+{
+    size_t n = vf->n, ng = GP__VAL_GRID_N;
+    double *err = calloc (ng * n + 1, sizeof *err);
+    unsigned char *ok = calloc (ng * n + 1, 1);
+    struct gp_eff_override *ov = calloc (rq->n_overrides + 1, sizeof *ov);
+    int rc = -1;
+    if (!err || !ok || !ov)
+        goto done;
+    if (rq->n_overrides)
+        memcpy (ov, rq->overrides, rq->n_overrides * sizeof *ov);
+    struct gp_eff_override *g_ov = &ov[rq->n_overrides];
+    snprintf (g_ov->generation, sizeof g_ov->generation, "all");
+    g_ov->key = GP_EFF_GEMM_MAX;
+    struct gp_validate_request r2 = *rq;
+    r2.overrides = ov;
+    r2.n_overrides = rq->n_overrides + 1;
+    for (size_t g = 0; g < ng; g++) {
+        g_ov->value = gp__val_grid (g);
+        for (size_t i = 0; i < n; i++) {
+            struct gp_val_row row;
+            predict (&vf->rows[i], cat, zoo, &r2, &row);
+            err[g * n + i] = row.rel_err;
+            ok[g * n + i] = (unsigned char)row.ok;
+        }
+    }
+    rc = gp__val_loso (v, err, ok);
+done:
+    free (err);
+    free (ok);
+    free (ov);
+    return rc;
+}
+
 /* ============================== public ================================= */
 
 void gp_validation_destroy (struct gp_validation *v)
@@ -558,6 +673,7 @@ void gp_validation_destroy (struct gp_validation *v)
         return;
     free (v->rows);
     free (v->by_family);
+    free (v->fit);
     free (v);
 }
 
@@ -591,7 +707,8 @@ int gp_validate_training (const struct gp_catalog *cat,
     v->n_rows = vf.n;
     for (size_t i = 0; i < vf.n; i++)
         predict (&vf.rows[i], cat, zoo, rq, &v->rows[i]);
-    if (summarise (v)) {
+    if (summarise (v) || gp__val_fit_counts (v)
+        || (rq->loso && loso (&vf, cat, zoo, rq, v))) {
         rc = gp_errprintf (err, GP_ENOMEM, "out of memory");
         goto done;
     }

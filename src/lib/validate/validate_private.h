@@ -27,4 +27,26 @@ void gp__val_acc_add (struct val_acc *a, int ok, double rel_err);
 void gp__val_acc_summary (struct val_acc *a, const char *name,
                           struct gp_val_summary *s);
 
+/* The source family of a row id: the text before the first '-'. */
+void gp__val_family_of (const char *id, char *out, size_t n);
+
+/* Fill v->fit[f] (factors, fitted) for every family of 'v' from its
+ * modelled rows (fit.c, docs/model/training.md "Honest fitting").
+ * Returns 0, or -1 on allocation failure.
+ */
+int gp__val_fit_counts (struct gp_validation *v);
+
+/* The GEMM-ceiling grid of the leave-one-source-out refit. */
+#define GP__VAL_GRID_N 36
+double gp__val_grid (size_t g); /* 0.55 + 0.01 g */
+
+/* Leave-one-source-out from the rows predicted at every grid value:
+ * 'err[g * n + i]' and 'ok[g * n + i]' are row i's relative error and
+ * status with the GEMM ceiling of every generation at gp__val_grid(g).
+ * Sets v->fit[f].loso, gap, gap_flag, have_loso and v->loso_all.
+ * Returns 0, or -1 on allocation failure.
+ */
+int gp__val_loso (struct gp_validation *v, const double *err,
+                  const unsigned char *ok);
+
 #endif

@@ -1,0 +1,189 @@
+/* fit.c - honest fitting: how many constants of the training model were
+ * set on the validation rows, per source family, and the
+ * leave-one-source-out error of the one fit that can be re-run (the GEMM
+ * ceiling per generation, validation/training/calibrate.py's procedure).
+ * docs/model/training.md, "Honest fitting".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "validate_private.h"
+
+/* Efficiency factors of one generation (struct gp_train_eff). */
+#define FACTORS_PER_GENERATION 7
+
+/* The constants set after looking at the validation rows
+ * (docs/model/training.md, "Calibration"), with the rows they act on:
+ * a generation, "*" (every modelled row), "zero3", "unfused" or "fp8".
+ */
+static const struct {
+    const char *scope;
+    const char *name;
+} fitted[] = {
+    {"ampere", "gemm_max (0.86 -> 0.72)"},
+    {"hopper", "gemm_max (0.80 -> 0.72)"},
+    {"blackwell", "gemm_max (0.68)"},
+    {"*", "gemm_dim_half (64/96 -> 128)"},
+    {"*", "memory-bound passes (2 -> 3)"},
+    {"hopper", "attn (0.45 -> 0.35)"},
+    {"zero3", "ZeRO-3 overlap (70 %)"},
+    {"unfused", "unfused attention for A100 fp16 stacks"},
+    {"fp8", "FP8 cast kernels"},
+};
+
+static int in_scope (const char *scope, const struct gp_val_row *r)
+{
+    if (!strcmp (scope, "*"))
+        return 1;
+    if (!strcmp (scope, "zero3"))
+        return r->zero3;
+    if (!strcmp (scope, "unfused"))
+        return r->unfused_attn;
+    if (!strcmp (scope, "fp8"))
+        return r->fp8;
+    return !strcmp (scope, r->generation);
+}
+
+void gp__val_family_of (const char *id, char *out, size_t n)
+{
+    size_t i = 0;
+    while (id[i] && id[i] != '-' && i + 1 < n) {
+        out[i] = id[i];
+        i++;
+    }
+    out[i] = 0;
+}
+
+/* Index in v->by_family of row i's family (always found). */
+static size_t fam_index (const struct gp_validation *v, size_t i)
+{
+    char fam[32];
+    gp__val_family_of (v->rows[i].id, fam, sizeof fam);
+    for (size_t f = 0; f < v->n_families; f++)
+        if (!strcmp (v->by_family[f].name, fam))
+            return f;
+    return 0;
+}
+
+int gp__val_fit_counts (struct gp_validation *v)
+{
+    enum { NF = sizeof fitted / sizeof *fitted, NG = 16 };
+    v->fit = calloc (v->n_families ? v->n_families : 1, sizeof *v->fit);
+    if (!v->fit)
+        return -1;
+    for (size_t f = 0; f < v->n_families; f++) {
+        int used[NF] = {0};
+        const char *gens[NG];
+        int n_gens = 0;
+        for (size_t i = 0; i < v->n_rows; i++) {
+            const struct gp_val_row *r = &v->rows[i];
+            if (!r->ok || fam_index (v, i) != f)
+                continue;
+            for (int k = 0; k < NF; k++)
+                used[k] |= in_scope (fitted[k].scope, r);
+            int seen = !r->generation[0];
+            for (int g = 0; g < n_gens && !seen; g++)
+                seen = !strcmp (gens[g], r->generation);
+            if (!seen && n_gens < NG)
+                gens[n_gens++] = r->generation;
+        }
+        v->fit[f].factors = FACTORS_PER_GENERATION * n_gens;
+        for (int k = 0; k < NF; k++)
+            v->fit[f].fitted += used[k];
+    }
+    return 0;
+}
+
+double gp__val_grid (size_t g)
+{
+    return 0.55 + 0.01 * (double)g;
+}
+
+/* The grid index whose GEMM ceiling gives the lowest median |error| over
+ * the modelled throughput rows of generation 'gen' outside family 'skip'
+ * (the smaller ceiling on a tie); -1 when no such row exists.
+ */
+static long best_grid (const struct gp_validation *v, const size_t *fam,
+                       size_t skip, const char *gen, const double *err,
+                       const unsigned char *ok, struct val_acc *acc)
+{
+    size_t n = v->n_rows;
+    long best = -1;
+    double best_med = 0;
+    for (size_t g = 0; g < GP__VAL_GRID_N; g++) {
+        acc->n_ok = acc->n_all = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct gp_val_row *r = &v->rows[i];
+            if (fam[i] != skip && r->kind == GP_VAL_THROUGHPUT
+                && !strcmp (r->generation, gen))
+                gp__val_acc_add (acc, ok[g * n + i], err[g * n + i]);
+        }
+        if (!acc->n_ok)
+            continue;
+        struct gp_val_summary s;
+        gp__val_acc_summary (acc, "", &s);
+        if (best < 0 || s.median_abs_rel_err < best_med) {
+            best = (long)g;
+            best_med = s.median_abs_rel_err;
+        }
+    }
+    return best;
+}
+
+/* Row i held out: its error at the ceiling refitted without its family
+ * (the shipped prediction when its generation has no fitting rows).
+ */
+static void held_out (const struct gp_validation *v, const size_t *fam,
+                      size_t i, const double *err, const unsigned char *ok,
+                      struct val_acc *scratch, struct val_acc *into,
+                      struct val_acc *all)
+{
+    size_t n = v->n_rows;
+    const struct gp_val_row *r = &v->rows[i];
+    long g = r->generation[0]
+                 ? best_grid (v, fam, fam[i], r->generation, err, ok, scratch)
+                 : -1;
+    int k = g < 0 ? r->ok : ok[(size_t)g * n + i];
+    double e = g < 0 ? r->rel_err : err[(size_t)g * n + i];
+    gp__val_acc_add (into, k, e);
+    gp__val_acc_add (all, k, e);
+}
+
+int gp__val_loso (struct gp_validation *v, const double *err,
+                  const unsigned char *ok)
+{
+    size_t n = v->n_rows;
+    size_t *fam = calloc (n ? n : 1, sizeof *fam);
+    struct val_acc scratch, one, all;
+    int rc = -1;
+    int a = gp__val_acc_init (&scratch, n), b = gp__val_acc_init (&one, n),
+        c = gp__val_acc_init (&all, n);
+    if (!fam || a || b || c)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        fam[i] = fam_index (v, i);
+    for (size_t f = 0; f < v->n_families; f++) {
+        one.n_ok = one.n_all = 0;
+        for (size_t i = 0; i < n; i++)
+            if (fam[i] == f)
+                held_out (v, fam, i, err, ok, &scratch, &one, &all);
+        struct gp_val_family_fit *ff = &v->fit[f];
+        gp__val_acc_summary (&one, v->by_family[f].name, &ff->loso);
+        ff->have_loso = ff->loso.n_ok && v->by_family[f].n_ok;
+        if (ff->have_loso) {
+            ff->gap = ff->loso.median_abs_rel_err
+                      - v->by_family[f].median_abs_rel_err;
+            ff->gap_flag = ff->gap > GP_VAL_GAP_FLAG;
+        }
+    }
+    gp__val_acc_summary (&all, "all", &v->loso_all);
+    v->have_loso = 1;
+    rc = 0;
+done:
+    gp__val_acc_free (&scratch);
+    gp__val_acc_free (&one);
+    gp__val_acc_free (&all);
+    free (fam);
+    return rc;
+}
