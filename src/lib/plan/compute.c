@@ -700,14 +700,26 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
             max_job = (long long)z->job_gpus[i];
     }
     /* Provision for the peak of concurrent use: the month-average demand,
-     * and each training run at full size on top of the services and
-     * recurring work of its months.
+     * each training run at full size on top of the services and
+     * recurring work of its months, and each recurring job at full size
+     * beside the services (always on) of every month, so that its job
+     * fits at all.
      */
     double peak = (double)max_job;
     for (size_t t = 0; t < n_periods; t++)
         peak = fmax (peak, z->demand[t] + trace_extra);
+    double svc[GP_PLAN_MAX_PERIODS] = {0};
+    for (size_t i = 0; i < s->n_workloads; i++)
+        if (s->workloads[i].kind == GP_WL_INFERENCE)
+            for (size_t t = 0; t < n_periods; t++)
+                svc[t] += gp_plan_service_gpus (&s->workloads[i], z, i, t);
     for (size_t i = 0; i < s->n_workloads; i++) {
         const struct gp_plan_workload *w = &s->workloads[i];
+        if (w->kind == GP_WL_RECURRING) {
+            for (size_t t = 0; t < n_periods; t++)
+                peak = fmax (peak, z->job_gpus[i] + svc[t]);
+            continue;
+        }
         if (w->kind != GP_WL_TRAINING)
             continue;
         double end = w->start_month + z->job_s[i] / MONTH_S;
