@@ -1,9 +1,625 @@
-/* jobs.c - the jobs export target: not yet supported (docs/formats/export.md). */
-#include "export_private.h"
+/* jobs.c - the jobs export target (docs/formats/export-jobs.md): per
+ * training and recurring workload of a plan, the planned layout as a
+ * Kubeflow Trainer v2 TrainJob with the ClusterTrainingRuntime it names,
+ * a JobSet alternative, and a Slurm batch script (jobs_sbatch.c).
+ *
+ * Every number comes from the plan result (gp_plan_option.wl[]); the
+ * layout is checked before anything is written: tp x pp x dp x cp equals
+ * the GPUs the pods ask, micro-batch x dp x gradient accumulation equals
+ * the global batch, and each tensor-parallel group fits in one node.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs_private.h"
+#include "quote.h"
+
+#define TRAINER_API "trainer.kubeflow.org/v1alpha1"
+#define JOBSET_API "jobset.x-k8s.io/v1alpha2"
+#define TAS_REQUIRED "kueue.x-k8s.io/podset-required-topology"
+#define TAS_PREFERRED "kueue.x-k8s.io/podset-preferred-topology"
+
+/* =============================== checks ================================ */
+
+/* The pool the option's jobs run on: the only one, else the first of the
+ * option's accelerator.
+ */
+static const struct gp_pool *pool_of (const struct gp_cluster *c,
+                                      const struct gp_plan_option *op)
+{
+    for (size_t i = 0; i < c->n_pools; i++)
+        if (!strcmp (c->pools[i].accel_id, op->accel_id))
+            return &c->pools[i];
+    return &c->pools[0];
+}
+
+/* The layout invariants of workload 'w' (docs/formats/export-jobs.md,
+ * "Checks"); GP_EINVAL naming the workload and the identity that fails.
+ */
+static int check_layout (const struct gp_plan_workload *w,
+                         const struct gp_plan_wl_plan *l, int gpn,
+                         gp_error_t *err)
+{
+    const char *n = w->name;
+    if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1
+        || l->micro_batch < 1 || l->grad_accum < 1 || l->gpus < 1)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': the plan's layout "
+                             "has a size below 1 (tp %d, pp %d, dp %d, cp %d, "
+                             "ep %d, micro-batch %d, accumulation %d, GPUs "
+                             "%lld)", n, l->tp, l->pp, l->dp, l->cp, l->ep,
+                             l->micro_batch, l->grad_accum, l->gpus);
+    long long prod = (long long)l->tp * l->pp * l->dp * l->cp;
+    if (prod != l->gpus)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': tp x pp x dp x cp = "
+                             "%d x %d x %d x %d = %lld, but the plan gives it "
+                             "%lld GPUs", n, l->tp, l->pp, l->dp, l->cp, prod,
+                             l->gpus);
+    long long gb = (long long)l->micro_batch * l->dp * l->grad_accum;
+    if (gb != l->global_batch)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': micro-batch x dp x "
+                             "accumulation = %d x %d x %d = %lld, but the "
+                             "global batch is %lld", n, l->micro_batch, l->dp,
+                             l->grad_accum, gb, l->global_batch);
+    if (l->tp > gpn || gpn % l->tp != 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': a tensor-parallel "
+                             "group of %d GPUs does not fit whole in a node of "
+                             "%d GPUs", n, l->tp, gpn);
+    if (l->gpus > gpn && l->gpus % gpn != 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': %lld GPUs are not "
+                             "whole nodes of %d GPUs", n, l->gpus, gpn);
+    if (!(l->seq_len >= 1) || !(l->step_s > 0) || !(l->ckpt_interval_s > 0))
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': the plan gives no "
+                             "sequence length, step time or checkpoint "
+                             "interval", n);
+    return 0;
+}
+
+/* The workload's team as the Kueue and Slurm exports name it. */
+static int team_of (const struct gp_cluster *c, struct gp__job *j,
+                    gp_error_t *err)
+{
+    const char *t = j->w->team;
+    if (c->n_teams == 0 && (!t[0] || !strcmp (t, "default"))) {
+        j->team = "default";    /* the exports' one team of a spec
+                                   without teams */
+        return 0;
+    }
+    int ti = gp_cluster_team (c, t);
+    if (ti < 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': team '%s' is not a "
+                             "team of the plan", j->name, t);
+    j->team = c->teams[ti].name;
+    j->priority = c->teams[ti].priority;
+    return 0;
+}
+
+/* Where the job's pods go (docs/formats/export-jobs.md, "Topology"). */
+static void topology (const struct gp_plan_option *op, struct gp__job *j)
+{
+    if (j->nodes == 1) {
+        j->topo_key = TAS_REQUIRED;
+        j->topo_level = "kubernetes.io/hostname";
+    } else if (op->cloud_fabric || op->fabric.tiers <= 2) {
+        j->topo_key = TAS_REQUIRED;     /* one block: the plan's fabric */
+        j->topo_level = "gpuplan.io/block";
+    } else {
+        j->topo_key = TAS_PREFERRED;    /* three tiers: the plan priced the
+                                           core as part of the fabric */
+        j->topo_level = "gpuplan.io/block";
+    }
+}
+
+static int job_build (const struct gp_cluster *c,
+                      const struct gp_export_plan *p, size_t wi,
+                      struct gp__job *j, gp_error_t *err)
+{
+    const struct gp_plan_option *op = &p->result->options[p->option];
+    memset (j, 0, sizeof *j);
+    j->w = &p->spec->workloads[wi];
+    j->l = &op->wl[wi];
+    j->name = j->w->name;
+    j->pool = pool_of (c, op);
+    int gpn = j->pool->gpus_per_node;
+    const char *n = j->name;
+    if (!gp__name_dns1123_label (n) || n[0] < 'a' || n[0] > 'z')
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workloads[%zu].name '%s' is not an "
+                             "RFC 1035 label (a lowercase letter, then "
+                             "lowercase letters, digits and '-', at most 63; "
+                             "TrainJob names)", wi, n);
+    if (gpn < 1)
+        return gp_errprintf (err, GP_EINVAL, "export jobs: pool '%s' has no "
+                             "GPUs per node", j->pool->name);
+    int rc = check_layout (j->w, j->l, gpn, err);
+    if (rc == 0)
+        rc = team_of (c, j, err);
+    if (rc != 0)
+        return rc;
+    char names[GP_MIG_MAX + 1][64];
+    long long counts[GP_MIG_MAX + 1];
+    if (j->pool->n_mig > 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': pool '%s' is "
+                             "partitioned by MIG; a training job needs whole "
+                             "GPUs", n, j->pool->name);
+    rc = gp_pool_k8s_resources (j->pool, "single", names, counts,
+                                GP_MIG_MAX + 1, err);
+    if (rc < 0)
+        return rc;
+    snprintf (j->res, sizeof j->res, "%s", names[0]);
+    j->gpus = j->l->gpus;
+    j->nodes = j->gpus > gpn ? (int)(j->gpus / gpn) : 1;
+    j->per_node = j->gpus > gpn ? gpn : (int)j->gpus;
+    if (j->nodes > j->pool->nodes)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': %d nodes, but pool "
+                             "'%s' has %d", n, j->nodes, j->pool->name,
+                             j->pool->nodes);
+    /* The JobSet's pods are named <name>-node-0-<index>: a DNS label. */
+    char last[24];
+    int nl = snprintf (last, sizeof last, "-node-0-%d", j->nodes - 1);
+    if (strlen (n) + (size_t)nl > 63)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workloads[%zu].name '%s': at most "
+                             "%d characters, so that its JobSet's pod names "
+                             "(%s%s) stay DNS labels", wi, n, 63 - nl, n,
+                             last);
+    snprintf (j->layout, sizeof j->layout, "tp=%d,pp=%d,dp=%d,cp=%d,ep=%d",
+              j->l->tp, j->l->pp, j->l->dp, j->l->cp, j->l->ep);
+    double k = floor (j->l->ckpt_interval_s / j->l->step_s + 0.5);
+    j->save_interval = k < 1 ? 1 : (long long)k;
+    j->tier = gp_storage_tier_str (op->stor.tier);
+    snprintf (j->mount, sizeof j->mount, "%s/%s", GP__JOBS_MOUNT, j->tier);
+    snprintf (j->save, sizeof j->save, "%s/checkpoints/%s", j->mount, n);
+    if (j->w->tokens > 0)
+        j->train_samples = (long long)ceil (j->w->tokens / j->l->seq_len);
+    j->time_s = j->l->run_days * 86400.0;
+    topology (op, j);
+    return 0;
+}
+
+/* ============================== arguments ============================== */
+
+static void arg (struct gp__job_args *a, const char *fmt, long long v)
+{
+    if (a->n < GP__JOBS_MAX_ARGS)
+        snprintf (a->v[a->n++], sizeof a->v[0], fmt, v);
+}
+
+static void word (struct gp__job_args *a, const char *s)
+{
+    if (a->n < GP__JOBS_MAX_ARGS)
+        snprintf (a->v[a->n++], sizeof a->v[0], "%s", s);
+}
+
+void gp__job_megatron_args (const struct gp__job *j, struct gp__job_args *a)
+{
+    const struct gp_plan_wl_plan *l = j->l;
+    a->n = 0;
+    word (a, "--tensor-model-parallel-size");
+    arg (a, "%lld", l->tp);
+    word (a, "--pipeline-model-parallel-size");
+    arg (a, "%lld", l->pp);
+    word (a, "--context-parallel-size");
+    arg (a, "%lld", l->cp);
+    word (a, "--expert-model-parallel-size");
+    arg (a, "%lld", l->ep);
+    if (l->vpp > 1) {
+        word (a, "--num-virtual-stages-per-pipeline-rank");
+        arg (a, "%lld", l->vpp);
+    }
+    word (a, "--micro-batch-size");
+    arg (a, "%lld", l->micro_batch);
+    word (a, "--global-batch-size");
+    arg (a, "%lld", l->global_batch);
+    word (a, "--seq-length");
+    arg (a, "%lld", (long long)llround (l->seq_len));
+    if (!strcmp (l->recompute, "selective")) {
+        word (a, "--recompute-granularity");
+        word (a, "selective");
+    } else if (!strcmp (l->recompute, "full")) {
+        word (a, "--recompute-granularity");
+        word (a, "full");
+        word (a, "--recompute-method");
+        word (a, "uniform");
+        word (a, "--recompute-num-layers");
+        word (a, "1");
+    }
+    if (!strcmp (l->sharding, "zero1"))
+        word (a, "--use-distributed-optimizer");
+    else if (!strcmp (l->sharding, "zero2") || !strcmp (l->sharding, "zero3")
+             || !strcmp (l->sharding, "fsdp")) {
+        word (a, "--use-megatron-fsdp");
+        word (a, "--data-parallel-sharding-strategy");
+        word (a, !strcmp (l->sharding, "zero2") ? "optim_grads"
+                                                 : "optim_grads_params");
+    }
+    if (j->train_samples > 0) {
+        word (a, "--train-samples");
+        arg (a, "%lld", j->train_samples);
+    }
+    word (a, "--save-interval");
+    arg (a, "%lld", j->save_interval);
+    word (a, "--save");
+    word (a, j->save);
+    word (a, "--load");
+    word (a, j->save);
+}
+
+/* ================================ YAML ================================= */
+
+static void kv_int (struct gp__yaml *y, const char *k, long long v)
+{
+    char s[32];
+    snprintf (s, sizeof s, "%lld", v);
+    gp__y_key (y, k);
+    gp__y_qstr (y, s);
+}
+
+/* metadata: name, namespace (NULL = cluster-scoped), the Kueue labels
+ * (queue = 1) and the gpuplan annotations.
+ */
+static void metadata (struct gp__yaml *y, const struct gp__job *j,
+                      const char *name, const char *ns, int queue)
+{
+    gp__y_key (y, "metadata");
+    gp__y_map (y);
+    gp__y_kstr (y, "name", name);
+    if (ns)
+        gp__y_kstr (y, "namespace", ns);
+    if (queue) {
+        gp__y_key (y, "labels");
+        gp__y_map (y);
+        gp__y_kstr (y, "kueue.x-k8s.io/queue-name", j->team);
+        if (j->priority != 0) {
+            char pc[32];
+            snprintf (pc, sizeof pc, "priority-%s%d",
+                      j->priority < 0 ? "m" : "",
+                      j->priority < 0 ? -j->priority : j->priority);
+            gp__y_kstr (y, "kueue.x-k8s.io/priority-class", pc);
+        }
+        gp__y_map_end (y);
+    }
+    gp__y_key (y, "annotations");
+    gp__y_map (y);
+    gp__y_kstr (y, "gpuplan.io/workload", j->name);
+    kv_int (y, "gpuplan.io/gpus", j->gpus);
+    gp__y_kstr (y, "gpuplan.io/layout", j->layout);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+}
+
+static void gpu_resources (struct gp__yaml *y, const struct gp__job *j)
+{
+    for (int k = 0; k < 2; k++) {
+        gp__y_key (y, k ? "requests" : "limits");
+        gp__y_map (y);
+        gp__y_kint (y, j->res, j->per_node);
+        gp__y_map_end (y);
+    }
+}
+
+/* The pod template: TAS annotation, one container named 'node' (the name
+ * the Trainer's torch plugin configures), the storage tier mounted.
+ */
+static void pod_template (struct gp__yaml *y, const struct gp__job *j,
+                          const struct gp__job_args *torchrun)
+{
+    gp__y_key (y, "template");
+    gp__y_map (y);
+    gp__y_key (y, "metadata");
+    gp__y_map (y);
+    gp__y_key (y, "annotations");
+    gp__y_map (y);
+    gp__y_kstr (y, j->topo_key, j->topo_level);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_key (y, "spec");
+    gp__y_map (y);
+    gp__y_kstr (y, "restartPolicy", "Never");
+    gp__y_key (y, "containers");
+    gp__y_seq (y);
+    gp__y_map (y);
+    gp__y_kstr (y, "name", "node");
+    gp__y_kstr (y, "image", GP__JOBS_IMAGE);
+    if (torchrun) {
+        struct gp__job_args a;
+        gp__job_megatron_args (j, &a);
+        gp__y_key (y, "command");
+        gp__y_seq (y);
+        for (size_t i = 0; i < torchrun->n; i++)
+            gp__y_str (y, torchrun->v[i]);
+        gp__y_seq_end (y);
+        gp__y_key (y, "args");
+        gp__y_seq (y);
+        for (size_t i = 0; i < a.n; i++)
+            gp__y_str (y, a.v[i]);
+        gp__y_seq_end (y);
+        gp__y_key (y, "resources");
+        gp__y_map (y);
+        gpu_resources (y, j);
+        gp__y_map_end (y);
+    }
+    gp__y_key (y, "volumeMounts");
+    gp__y_seq (y);
+    gp__y_map (y);
+    gp__y_kstr (y, "name", "storage");
+    gp__y_kstr (y, "mountPath", j->mount);
+    gp__y_map_end (y);
+    gp__y_seq_end (y);
+    gp__y_map_end (y);
+    gp__y_seq_end (y);
+    gp__y_key (y, "volumes");
+    gp__y_seq (y);
+    gp__y_map (y);
+    gp__y_kstr (y, "name", "storage");
+    gp__y_key (y, "hostPath");
+    gp__y_map (y);
+    gp__y_kstr (y, "path", j->mount);
+    gp__y_kstr (y, "type", "Directory");
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_seq_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+}
+
+/* The ClusterTrainingRuntime a TrainJob names: torch policy, a JobSet
+ * with the replicated job 'node' the Trainer fills in.
+ */
+static void runtime (struct gp__yaml *y, const struct gp__job *j,
+                     const char *rt)
+{
+    gp__y_doc_start (y);
+    gp__y_map (y);
+    gp__y_kstr (y, "apiVersion", TRAINER_API);
+    gp__y_kstr (y, "kind", "ClusterTrainingRuntime");
+    metadata (y, j, rt, NULL, 0);
+    gp__y_key (y, "spec");
+    gp__y_map (y);
+    gp__y_key (y, "mlPolicy");
+    gp__y_map (y);
+    gp__y_kint (y, "numNodes", j->nodes);
+    gp__y_key (y, "torch");
+    gp__y_map (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_key (y, "template");
+    gp__y_map (y);
+    gp__y_key (y, "spec");
+    gp__y_map (y);
+    gp__y_key (y, "replicatedJobs");
+    gp__y_seq (y);
+    gp__y_map (y);
+    gp__y_kstr (y, "name", "node");
+    gp__y_key (y, "template");
+    gp__y_map (y);
+    gp__y_key (y, "metadata");
+    gp__y_map (y);
+    gp__y_key (y, "labels");
+    gp__y_map (y);
+    gp__y_kstr (y, "trainer.kubeflow.org/trainjob-ancestor-step", "trainer");
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_key (y, "spec");
+    gp__y_map (y);
+    pod_template (y, j, NULL);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_seq_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_doc_end (y);
+}
+
+static void trainjob (struct gp__yaml *y, const struct gp__job *j,
+                      const char *rt)
+{
+    struct gp__job_args a;
+    gp__job_megatron_args (j, &a);
+    gp__y_doc_start (y);
+    gp__y_map (y);
+    gp__y_kstr (y, "apiVersion", TRAINER_API);
+    gp__y_kstr (y, "kind", "TrainJob");
+    metadata (y, j, j->name, j->team, 1);
+    gp__y_key (y, "spec");
+    gp__y_map (y);
+    gp__y_key (y, "runtimeRef");
+    gp__y_map (y);
+    gp__y_kstr (y, "apiGroup", "trainer.kubeflow.org");
+    gp__y_kstr (y, "kind", "ClusterTrainingRuntime");
+    gp__y_kstr (y, "name", rt);
+    gp__y_map_end (y);
+    gp__y_key (y, "trainer");
+    gp__y_map (y);
+    gp__y_kstr (y, "image", GP__JOBS_IMAGE);
+    gp__y_key (y, "command");
+    gp__y_seq (y);
+    gp__y_str (y, "torchrun");
+    gp__y_str (y, GP__JOBS_SCRIPT);
+    gp__y_seq_end (y);
+    gp__y_key (y, "args");
+    gp__y_seq (y);
+    for (size_t i = 0; i < a.n; i++)
+        gp__y_str (y, a.v[i]);
+    gp__y_seq_end (y);
+    gp__y_kint (y, "numNodes", j->nodes);
+    gp__y_kint (y, "numProcPerNode", j->per_node);
+    gp__y_key (y, "resourcesPerNode");
+    gp__y_map (y);
+    gpu_resources (y, j);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_doc_end (y);
+}
+
+/* The JobSet alternative: one indexed Job of 'nodes' pods, torchrun with
+ * a static rendezvous on pod 0 of the JobSet's headless service.
+ */
+static void jobset (struct gp__yaml *y, const struct gp__job *j)
+{
+    struct gp__job_args t = {0};
+    snprintf (t.v[t.n++], sizeof t.v[0], "torchrun");
+    snprintf (t.v[t.n++], sizeof t.v[0], "--nnodes=%d", j->nodes);
+    snprintf (t.v[t.n++], sizeof t.v[0], "--nproc-per-node=%d", j->per_node);
+    snprintf (t.v[t.n++], sizeof t.v[0], "--node-rank=$(JOB_COMPLETION_INDEX)");
+    snprintf (t.v[t.n++], sizeof t.v[0], "--master-addr=%s-node-0-0.%s",
+              j->name, j->name);
+    snprintf (t.v[t.n++], sizeof t.v[0], "--master-port=%d",
+              GP__JOBS_MASTER_PORT);
+    snprintf (t.v[t.n++], sizeof t.v[0], "%s", GP__JOBS_SCRIPT);
+    gp__y_doc_start (y);
+    gp__y_map (y);
+    gp__y_kstr (y, "apiVersion", JOBSET_API);
+    gp__y_kstr (y, "kind", "JobSet");
+    metadata (y, j, j->name, j->team, 1);
+    gp__y_key (y, "spec");
+    gp__y_map (y);
+    gp__y_key (y, "replicatedJobs");
+    gp__y_seq (y);
+    gp__y_map (y);
+    gp__y_kstr (y, "name", "node");
+    gp__y_kint (y, "replicas", 1);
+    gp__y_key (y, "template");
+    gp__y_map (y);
+    gp__y_key (y, "spec");
+    gp__y_map (y);
+    gp__y_kint (y, "parallelism", j->nodes);
+    gp__y_kint (y, "completions", j->nodes);
+    gp__y_kstr (y, "completionMode", "Indexed");
+    gp__y_kint (y, "backoffLimit", 0);
+    pod_template (y, j, &t);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_seq_end (y);
+    gp__y_map_end (y);
+    gp__y_map_end (y);
+    gp__y_doc_end (y);
+}
+
+/* ================================ write ================================ */
+
+static void header (struct sb *b, const char *what)
+{
+    gp__sb_printf (b, "# %s generated by gpuplan from the plan's layouts "
+                      "(docs/formats/export-jobs.md).\n# Apply after the "
+                      "Kueue export (the team namespaces and LocalQueues).\n",
+                   what);
+}
+
+/* Render job 'j' into the three texts. */
+static void render_job (const struct gp__job *j, struct gp__yaml *tj,
+                        struct gp__yaml *js, struct sb *sh, gp_error_t *err,
+                        int *rc)
+{
+    char rt[96];
+    snprintf (rt, sizeof rt, "gpuplan-%s", j->name);
+    runtime (tj, j, rt);
+    trainjob (tj, j, rt);
+    jobset (js, j);
+    if (*rc == 0)
+        *rc = gp__jobs_sbatch (j, sh, err);
+}
+
+/* The three kinds of file of 'nj' checked jobs into 'x'. */
+static int render_all (const struct gp__job *jobs, size_t nj,
+                       struct gp_export *x, gp_error_t *err)
+{
+    struct sb tb = {0}, jb = {0};
+    struct gp__yaml ty = {0}, jy = {0};
+    header (&tb, "Kubeflow Trainer v2 ClusterTrainingRuntimes and TrainJobs");
+    header (&jb, "JobSets (the alternative to trainjobs.yaml)");
+    struct sb *sh = calloc (nj, sizeof *sh);
+    int rc = 0;
+    if (gp__y_open (&ty, &tb) != 0 || gp__y_open (&jy, &jb) != 0 || !sh)
+        rc = GP_ENOMEM;
+    for (size_t k = 0; rc == 0 && k < nj; k++)
+        render_job (&jobs[k], &ty, &jy, &sh[k], err, &rc);
+    if (ty.open && gp__y_close (&ty) != 0 && rc == 0)
+        rc = GP_ENOMEM;
+    if (jy.open && gp__y_close (&jy) != 0 && rc == 0)
+        rc = GP_ENOMEM;
+    size_t k = 0;
+    if (rc == 0) {
+        /* gp__export_add_file takes each text, or frees it on failure. */
+        rc = gp__export_add_file (x, "trainjobs.yaml", &tb) != 0 ? GP_ENOMEM
+                                                                 : 0;
+        tb.s = NULL;
+        if (rc == 0 && gp__export_add_file (x, "jobsets.yaml", &jb) != 0)
+            rc = GP_ENOMEM;
+        jb.s = NULL;
+        for (; rc == 0 && k < nj; k++) {
+            char fn[64];
+            snprintf (fn, sizeof fn, "%.56s.sbatch", jobs[k].name);
+            if (gp__export_add_file (x, fn, &sh[k]) != 0)
+                rc = GP_ENOMEM;
+        }
+    }
+    for (; sh && k < nj; k++)
+        free (sh[k].s);
+    free (sh);
+    free (tb.s);
+    free (jb.s);
+    return rc;
+}
+
+static int is_job (const struct gp_plan_workload *w,
+                   const struct gp_plan_wl_plan *l)
+{
+    return (w->kind == GP_WL_TRAINING || w->kind == GP_WL_RECURRING)
+           && l->sized;
+}
+
+static int write_jobs (const struct gp_cluster *c,
+                       const struct gp_export_opts *o, struct gp_export *x,
+                       gp_error_t *err)
+{
+    const struct gp_export_plan *p = o->plan;
+    if (!p || !p->spec || !p->result || p->option < 0
+        || (size_t)p->option >= p->result->n_options)
+        return gp_errprintf (err, GP_EINVAL, "export jobs: no plan option");
+    const struct gp_plan_option *op = &p->result->options[p->option];
+    size_t nw = p->spec->n_workloads;
+    if (nw > GP_PLAN_MAX_WORKLOADS)
+        nw = GP_PLAN_MAX_WORKLOADS;
+    struct gp__job *jobs = calloc (nw ? nw : 1, sizeof *jobs);
+    if (!jobs)
+        return GP_ENOMEM;
+    size_t nj = 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < nw; i++)
+        if (is_job (&p->spec->workloads[i], &op->wl[i]))
+            rc = job_build (c, p, i, &jobs[nj++], err);
+    if (rc == 0 && nj == 0) {
+        snprintf (x->not_applicable, sizeof x->not_applicable,
+                  "option '%s' has no sized training or recurring workload",
+                  op->name);
+        free (jobs);
+        return 0;
+    }
+    rc = rc != 0 ? rc : render_all (jobs, nj, x, err);
+    free (jobs);
+    return rc;
+}
 
 const struct gp_export_target_ops gp__export_jobs = {
     .name = "jobs",
     .k8s_names = 1,
     .needs_plan = 1,
-    .write = gp__export_not_yet,
+    .write = write_jobs,
 };

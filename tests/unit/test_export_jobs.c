@@ -1,0 +1,434 @@
+/* test_export_jobs.c - the jobs export target on hand-built plans: the
+ * TrainJob, its ClusterTrainingRuntime, the JobSet alternative and the
+ * sbatch script carry the planned layout; the layout identities are
+ * checked before anything is written.
+ *
+ * Expected values are worked out by hand from the fixture's layouts
+ * (docs/formats/export-jobs.md): nodes = GPUs / GPUs per node, the save
+ * interval = checkpoint interval / step time rounded, the Megatron-LM
+ * flag names from Megatron-LM's megatron/training/arguments.py.
+ *
+ * With GP_JOBS_OUT set, the files of the main fixture are also written
+ * there for the strict schema check (tests/export/jobs_check.py).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gpuplan/gpuplan.h"
+#include "export_fixture.h"
+
+static const char *const CLUSTER =
+    "name: lab\n"
+    "pools:\n"
+    "  - {name: h100, accelerator: H100-SXM, gpus_per_node: 8, nodes: 16}\n"
+    "teams:\n"
+    "  - {name: research, quota: 96, priority: 10, cohort: lab}\n"
+    "  - {name: product, quota: 32, cohort: lab}\n";
+
+/* A plan of three workloads on one option: a 64-GPU pretraining run, a
+ * 4-GPU recurring fine-tune and a service (not a job).
+ */
+struct fx {
+    struct gp_plan_spec *s;
+    struct gp_plan_result r;
+    struct gp_plan_option op;
+    struct gp_export_plan p;
+    struct gp_cluster *c;
+};
+
+static void layout (struct gp_plan_wl_plan *l, int tp, int pp, int dp,
+                    int cp, int mb, int ga)
+{
+    l->sized = 1;
+    l->tp = tp;
+    l->pp = pp;
+    l->dp = dp;
+    l->cp = cp;
+    l->ep = 1;
+    l->vpp = 1;
+    l->micro_batch = mb;
+    l->grad_accum = ga;
+    l->gpus = (long long)tp * pp * dp * cp;
+    l->global_batch = (long long)mb * dp * ga;
+}
+
+static void fx_init (struct fx *f)
+{
+    memset (f, 0, sizeof *f);
+    f->s = calloc (1, sizeof *f->s);
+    assert_non_null (f->s);
+    struct gp_plan_workload *w = f->s->workloads;
+    w[0].kind = GP_WL_TRAINING;
+    strcpy (w[0].name, "pretrain-70b");
+    strcpy (w[0].team, "research");
+    w[0].tokens = 1e12;
+    w[1].kind = GP_WL_RECURRING;
+    strcpy (w[1].name, "finetune");
+    strcpy (w[1].team, "product");
+    w[2].kind = GP_WL_INFERENCE;
+    strcpy (w[2].name, "chat");
+    strcpy (w[2].team, "product");
+    f->s->n_workloads = 3;
+    struct gp_plan_option *op = &f->op;
+    strcpy (op->name, "onprem-h100");
+    strcpy (op->accel_id, "H100-SXM");
+    op->fabric.tiers = 2;
+    op->stor.tier = GP_TIER_CEPH;
+    struct gp_plan_wl_plan *l = &op->wl[0];
+    layout (l, 8, 4, 2, 1, 1, 64);  /* 64 GPUs, global batch 128 */
+    l->vpp = 2;
+    l->seq_len = 8192;
+    strcpy (l->recompute, "selective");
+    strcpy (l->sharding, "zero1");
+    l->step_s = 10.0;
+    l->ckpt_interval_s = 3600.0;
+    l->run_days = 20.0;
+    l = &op->wl[1];
+    layout (l, 2, 1, 2, 1, 2, 4);   /* 4 GPUs, global batch 16 */
+    l->seq_len = 4096;
+    strcpy (l->recompute, "full");
+    strcpy (l->sharding, "fsdp");
+    l->step_s = 2.0;
+    l->ckpt_interval_s = 1801.0;    /* 900.5 steps: rounds to 901 */
+    l->run_days = 0.25;
+    op->wl[2].sized = 1;
+    op->wl[2].gpus_per_replica = 8;
+    f->r.options = op;
+    f->r.n_options = 1;
+    f->p = (struct gp_export_plan){.spec = f->s, .result = &f->r,
+                                   .option = 0};
+    f->c = fx_cluster_ok (CLUSTER, "lab.yaml");
+}
+
+static void fx_free (struct fx *f)
+{
+    gp_cluster_destroy (f->c);
+    free (f->s);
+}
+
+static struct gp_export *render (struct fx *f, gp_error_t *err)
+{
+    struct gp_export_opts o = {.plan = &f->p};
+    return gp_export_render_opts (f->c, GP_EXPORT_JOBS, &o, err);
+}
+
+static struct gp_export *render_ok (struct fx *f)
+{
+    gp_error_t err = {0};
+    struct gp_export *x = render (f, &err);
+    if (!x)
+        fail_msg ("%s", err.text);
+    return x;
+}
+
+static const char *file (const struct gp_export *x, const char *name)
+{
+    for (size_t i = 0; i < x->n_files; i++)
+        if (!strcmp (x->files[i].name, name))
+            return x->files[i].text;
+    fail_msg ("no file %s", name);
+    return NULL;
+}
+
+/* The text of document 'kind' named 'name' in 'text' (up to the next
+ * document), in 'buf'.
+ */
+static const char *doc (const char *text, const char *kind,
+                        const char *name, char *buf, size_t n)
+{
+    char k[96], m[160];
+    snprintf (k, sizeof k, "kind: %s\n", kind);
+    snprintf (m, sizeof m, "  name: %s\n", name);
+    for (const char *p = strstr (text, k); p; p = strstr (p + 1, k)) {
+        const char *end = strstr (p, "\n---");
+        size_t len = end ? (size_t)(end - p) : strlen (p);
+        if (len >= n)
+            len = n - 1;
+        memcpy (buf, p, len);
+        buf[len] = 0;
+        if (strstr (buf, m))
+            return buf;
+    }
+    fail_msg ("no %s %s in:\n%s", kind, name, text);
+    return NULL;
+}
+
+static void write_out (const struct gp_export *x)
+{
+    const char *dir = getenv ("GP_JOBS_OUT");
+    if (!dir || !dir[0])
+        return;
+    for (size_t i = 0; i < x->n_files; i++) {
+        char path[512];
+        snprintf (path, sizeof path, "%s/%s", dir, x->files[i].name);
+        FILE *fp = fopen (path, "w");
+        if (!fp)
+            fail_msg ("cannot write %s", path);
+        fputs (x->files[i].text, fp);
+        fclose (fp);
+    }
+}
+
+static void test_trainjob_layout (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    struct gp_export *x = render_ok (&f);
+    assert_int_equal (x->n_files, 4);   /* 2 YAML + 2 sbatch: no service */
+    write_out (x);
+    char buf[16384];
+    const char *tj = doc (file (x, "trainjobs.yaml"), "TrainJob",
+                          "pretrain-70b", buf, sizeof buf);
+    has (file (x, "trainjobs.yaml"), "apiVersion: trainer.kubeflow.org/"
+                                     "v1alpha1\nkind: TrainJob\n");
+    has (tj, "  namespace: research\n");
+    has (tj, "kueue.x-k8s.io/queue-name: research\n");
+    has (tj, "kueue.x-k8s.io/priority-class: priority-10\n");
+    has (tj, "gpuplan.io/workload: pretrain-70b\n");
+    has (tj, "gpuplan.io/gpus: \"64\"\n");
+    has (tj, "gpuplan.io/layout: \"tp=8,pp=4,dp=2,cp=1,ep=1\"\n");
+    has (tj, "name: gpuplan-pretrain-70b\n");
+    has (tj, "numNodes: 8\n");          /* 64 / 8 */
+    has (tj, "numProcPerNode: 8\n");
+    has (tj, "nvidia.com/gpu: 8\n");
+    has (tj, "- \"--tensor-model-parallel-size\"\n    - \"8\"\n");
+    has (tj, "- \"--pipeline-model-parallel-size\"\n    - \"4\"\n");
+    has (tj, "- \"--context-parallel-size\"\n    - \"1\"\n");
+    has (tj, "- \"--expert-model-parallel-size\"\n    - \"1\"\n");
+    has (tj, "- \"--num-virtual-stages-per-pipeline-rank\"\n    - \"2\"\n");
+    has (tj, "- \"--micro-batch-size\"\n    - \"1\"\n");
+    has (tj, "- \"--global-batch-size\"\n    - \"128\"\n");
+    has (tj, "- \"--seq-length\"\n    - \"8192\"\n");
+    has (tj, "- \"--recompute-granularity\"\n    - selective\n");
+    has (tj, "- \"--use-distributed-optimizer\"\n");
+    /* ceil(1e12 / 8192) sequences; 3600 s / 10 s steps */
+    has (tj, "- \"--train-samples\"\n    - \"122070313\"\n");
+    has (tj, "- \"--save-interval\"\n    - \"360\"\n");
+    has (tj, "- \"--save\"\n    - \"/mnt/gpuplan/ceph-beegfs/checkpoints/"
+             "pretrain-70b\"\n");
+    const char *rt = doc (file (x, "trainjobs.yaml"), "ClusterTrainingRuntime",
+                          "gpuplan-pretrain-70b", buf, sizeof buf);
+    has (rt, "kueue.x-k8s.io/podset-required-topology: gpuplan.io/block\n");
+    has (rt, "trainer.kubeflow.org/trainjob-ancestor-step: trainer\n");
+    has (rt, "path: \"/mnt/gpuplan/ceph-beegfs\"\n");
+    lacks (rt, "namespace:");
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+static void test_subnode_recurring (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    struct gp_export *x = render_ok (&f);
+    char buf[16384];
+    const char *tj = doc (file (x, "trainjobs.yaml"), "TrainJob", "finetune",
+                          buf, sizeof buf);
+    has (tj, "kueue.x-k8s.io/queue-name: product\n");
+    lacks (tj, "priority-class");       /* priority 0: none */
+    has (tj, "numNodes: 1\n");
+    has (tj, "numProcPerNode: 4\n");     /* 4 GPUs of an 8-GPU node */
+    has (tj, "nvidia.com/gpu: 4\n");
+    has (tj, "- \"--recompute-granularity\"\n    - full\n    - "
+             "\"--recompute-method\"\n    - uniform\n");
+    has (tj, "- \"--use-megatron-fsdp\"\n    - "
+             "\"--data-parallel-sharding-strategy\"\n    - optim_grads_params\n");
+    has (tj, "- \"--save-interval\"\n    - \"901\"\n");
+    lacks (tj, "--num-virtual-stages");
+    lacks (tj, "--train-samples");      /* no tokens in the spec */
+    const char *rt = doc (file (x, "trainjobs.yaml"), "ClusterTrainingRuntime",
+                          "gpuplan-finetune", buf, sizeof buf);
+    has (rt, "podset-required-topology: kubernetes.io/hostname\n");
+    const char *sb = file (x, "finetune.sbatch");
+    has (sb, "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n"
+             "#SBATCH --gpus-per-node=4\n");
+    lacks (sb, "--exclusive");
+    has (sb, "#SBATCH --time=0-06:00:00\n");    /* 0.25 days */
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+static void test_sbatch (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    struct gp_export *x = render_ok (&f);
+    const char *sb = file (x, "pretrain-70b.sbatch");
+    has (sb, "#!/bin/bash\n");
+    has (sb, "#SBATCH --job-name=pretrain-70b\n"
+             "#SBATCH --account=research\n"
+             "#SBATCH --qos=research\n"
+             "#SBATCH --partition=h100\n"
+             "#SBATCH --nodes=8\n"
+             "#SBATCH --ntasks-per-node=1\n"
+             "#SBATCH --gpus-per-node=8\n"
+             "#SBATCH --exclusive\n"
+             "#SBATCH --time=7-00:00:00\n");     /* 20 days > MaxTime */
+    has (sb, "--nproc-per-node=8");
+    has (sb, "'--tensor-model-parallel-size' '8'");
+    has (sb, "'--global-batch-size' '128'");
+    has (sb, "'--save' '/mnt/gpuplan/ceph-beegfs/checkpoints/pretrain-70b'");
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+static void test_jobset (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    struct gp_export *x = render_ok (&f);
+    char buf[16384];
+    const char *js = doc (file (x, "jobsets.yaml"), "JobSet", "pretrain-70b",
+                          buf, sizeof buf);
+    has (file (x, "jobsets.yaml"), "apiVersion: jobset.x-k8s.io/v1alpha2\n");
+    has (js, "kueue.x-k8s.io/queue-name: research\n");
+    has (js, "gpuplan.io/gpus: \"64\"\n");
+    has (js, "parallelism: 8\n");
+    has (js, "completions: 8\n");
+    has (js, "completionMode: Indexed\n");
+    has (js, "- \"--nproc-per-node=8\"\n");
+    has (js, "- \"--master-addr=pretrain-70b-node-0-0.pretrain-70b\"\n");
+    has (js, "nvidia.com/gpu: 8\n");
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+static void test_three_tiers_preferred (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    f.op.fabric.tiers = 3;
+    struct gp_export *x = render_ok (&f);
+    char buf[16384];
+    const char *rt = doc (file (x, "trainjobs.yaml"), "ClusterTrainingRuntime",
+                          "gpuplan-pretrain-70b", buf, sizeof buf);
+    has (rt, "podset-preferred-topology: gpuplan.io/block\n");
+    lacks (rt, "podset-required-topology");
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+/* Render must fail with a message holding 'want'. */
+static void fails (struct fx *f, const char *want)
+{
+    gp_error_t err = {0};
+    struct gp_export *x = render (f, &err);
+    if (x) {
+        gp_export_destroy (x);
+        fail_msg ("rendered; expected an error with '%s'", want);
+    }
+    assert_int_equal (err.code, GP_EINVAL);
+    if (!strstr (err.text, want))
+        fail_msg ("error '%s' lacks '%s'", err.text, want);
+}
+
+static void test_invariants (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    f.op.wl[0].dp = 3;      /* 8 x 4 x 3 x 1 = 96 != 64 */
+    fails (&f, "tp x pp x dp x cp = 8 x 4 x 3 x 1 = 96, but the plan gives "
+               "it 64 GPUs");
+    f.op.wl[0].dp = 2;
+    f.op.wl[0].global_batch = 100;
+    fails (&f, "micro-batch x dp x accumulation = 1 x 2 x 64 = 128, but the "
+               "global batch is 100");
+    f.op.wl[0].global_batch = 128;
+    layout (&f.op.wl[0], 16, 2, 2, 1, 1, 64);   /* TP 16 on 8-GPU nodes */
+    fails (&f, "a tensor-parallel group of 16 GPUs does not fit whole in a "
+               "node of 8 GPUs");
+    layout (&f.op.wl[0], 8, 4, 2, 1, 1, 64);
+    layout (&f.op.wl[1], 3, 1, 4, 1, 1, 4);    /* 12 GPUs, TP 3 */
+    fails (&f, "a tensor-parallel group of 3 GPUs");
+    layout (&f.op.wl[1], 2, 1, 6, 1, 1, 4);    /* 12 GPUs: 1.5 nodes */
+    fails (&f, "12 GPUs are not whole nodes of 8 GPUs");
+    layout (&f.op.wl[1], 2, 1, 2, 1, 2, 4);
+    f.op.wl[1].ckpt_interval_s = 0;
+    fails (&f, "no sequence length, step time or checkpoint interval");
+    fx_free (&f);
+}
+
+static void test_names_and_teams (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    strcpy (f.s->workloads[0].team, "nobody");
+    fails (&f, "team 'nobody' is not a team of the plan");
+    strcpy (f.s->workloads[0].team, "research");
+    strcpy (f.s->workloads[0].name, "70b-pretrain");
+    fails (&f, "workloads[0].name '70b-pretrain' is not an RFC 1035 label");
+    strcpy (f.s->workloads[0].name,
+            "a-very-long-pretraining-run-name-of-fifty-six-characters");
+    fails (&f, "so that its JobSet's pod names");
+    fx_free (&f);
+}
+
+static void test_mig_pool (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    gp_cluster_destroy (f.c);
+    f.c = fx_cluster_ok ("name: lab\npools:\n  - {name: a100, accelerator: "
+                         "A100-SXM-80GB, gpus_per_node: 8, nodes: 16, mig: "
+                         "[3g.40gb]}\nteams:\n  - {name: research, quota: "
+                         "64}\n  - {name: product, quota: 32}\n", "mig.yaml");
+    strcpy (f.op.accel_id, "A100-SXM-80GB");
+    fails (&f, "pool 'a100' is partitioned by MIG");
+    fx_free (&f);
+}
+
+static void test_not_applicable (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    f.op.wl[0].sized = 0;
+    f.op.wl[1].sized = 0;
+    struct gp_export *x = render_ok (&f);
+    assert_int_equal (x->n_files, 0);
+    has (x->not_applicable, "no sized training or recurring workload");
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+static void test_needs_plan (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    gp_error_t err = {0};
+    assert_null (gp_export_render_opts (f.c, GP_EXPORT_JOBS, NULL, &err));
+    has (err.text, "needs a plan");
+    fx_free (&f);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_trainjob_layout),
+        cmocka_unit_test (test_subnode_recurring),
+        cmocka_unit_test (test_sbatch),
+        cmocka_unit_test (test_jobset),
+        cmocka_unit_test (test_three_tiers_preferred),
+        cmocka_unit_test (test_invariants),
+        cmocka_unit_test (test_names_and_teams),
+        cmocka_unit_test (test_mig_pool),
+        cmocka_unit_test (test_not_applicable),
+        cmocka_unit_test (test_needs_plan),
+    };
+    return cmocka_run_group_tests (tests, setup, teardown);
+}
