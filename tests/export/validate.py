@@ -85,6 +85,10 @@ def load_crds():
             for v in crd["spec"]["versions"]:
                 s = v["schema"]["openAPIV3Schema"]
                 s.setdefault("properties", {})["metadata"] = {"type": "object"}
+                # The API server takes apiVersion and kind on every object,
+                # also where a CRD's schema does not list them.
+                s["properties"].setdefault("apiVersion", {"type": "string"})
+                s["properties"].setdefault("kind", {"type": "string"})
                 crds[(f"{group}/{v['name']}", kind)] = strict(s)
     return crds
 
