@@ -79,6 +79,10 @@ static void fx_init (struct fx *f)
     strcpy (op->name, "onprem-h100");
     strcpy (op->accel_id, "H100-SXM");
     op->fabric.tiers = 2;
+    op->nodes = 16;
+    op->fabric.rails = 8;               /* 8 GPUs x 1 NIC each */
+    strcpy (f->s->options[0].switch_id, "qm8700");  /* InfiniBand */
+    f->s->n_options = 1;
     op->stor.tier = GP_TIER_CEPH;
     struct gp_plan_wl_plan *l = &op->wl[0];
     layout (l, 8, 4, 2, 1, 1, 64);  /* 64 GPUs, global batch 128 */
@@ -114,7 +118,7 @@ static void fx_free (struct fx *f)
 
 static struct gp_export *render (struct fx *f, gp_error_t *err)
 {
-    struct gp_export_opts o = {.plan = &f->p};
+    struct gp_export_opts o = {.plan = &f->p, .catalog = cat};
     return gp_export_render_opts (f->c, GP_EXPORT_JOBS, &o, err);
 }
 
@@ -183,7 +187,7 @@ static void test_trainjob_layout (void **state)
     struct gp_export *x = render_ok (&f);
     assert_int_equal (x->n_files, 4);   /* 2 YAML + 2 sbatch: no service */
     write_out (x);
-    char buf[16384];
+    char buf[16384], buf2[16384];
     const char *tj = doc (file (x, "trainjobs.yaml"), "TrainJob",
                           "pretrain-70b", buf, sizeof buf);
     has (file (x, "trainjobs.yaml"), "apiVersion: trainer.kubeflow.org/"
@@ -214,11 +218,18 @@ static void test_trainjob_layout (void **state)
     has (tj, "- \"--save\"\n    - \"/mnt/gpuplan/ceph-beegfs/checkpoints/"
              "pretrain-70b\"\n");
     const char *rt = doc (file (x, "trainjobs.yaml"), "ClusterTrainingRuntime",
-                          "gpuplan-pretrain-70b", buf, sizeof buf);
+                          "gpuplan-pretrain-70b", buf2, sizeof buf2);
     has (rt, "kueue.x-k8s.io/podset-required-topology: gpuplan.io/block\n");
     has (rt, "trainer.kubeflow.org/trainjob-ancestor-step: trainer\n");
     has (rt, "path: \"/mnt/gpuplan/ceph-beegfs\"\n");
     lacks (rt, "namespace:");
+    /* RDMA: every rail of the fabric on each pod (rdma.h names) */
+    has (rt, "k8s.v1.cni.cncf.io/networks: \"default/rdma-rail-0,"
+             "default/rdma-rail-1,");
+    has (rt, "default/rdma-rail-7\"\n");
+    has (rt, "add: [IPC_LOCK]");
+    has (tj, "nvidia.com/rdma_rail_0: 1\n");
+    has (tj, "nvidia.com/rdma_rail_7: 1\n");
     gp_export_destroy (x);
     fx_free (&f);
 }
@@ -247,6 +258,8 @@ static void test_subnode_recurring (void **state)
     const char *rt = doc (file (x, "trainjobs.yaml"), "ClusterTrainingRuntime",
                           "gpuplan-finetune", buf, sizeof buf);
     has (rt, "podset-required-topology: kubernetes.io/hostname\n");
+    lacks (rt, "k8s.v1.cni.cncf.io/networks");  /* one node: NVLink only */
+    lacks (rt, "IPC_LOCK");
     const char *sb = file (x, "finetune.sbatch");
     has (sb, "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n"
              "#SBATCH --gpus-per-node=4\n");

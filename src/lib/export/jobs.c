@@ -298,12 +298,15 @@ static void metadata (struct gp__yaml *y, const struct gp__job *j,
     gp__y_map_end (y);
 }
 
+/* The GPUs of one pod and, with RDMA, one NIC of each rail. */
 static void gpu_resources (struct gp__yaml *y, const struct gp__job *j)
 {
     for (int k = 0; k < 2; k++) {
         gp__y_key (y, k ? "requests" : "limits");
         gp__y_map (y);
         gp__y_kint (y, j->res, j->per_node);
+        for (int r = 0; j->rdma && r < j->rdma->n_rails; r++)
+            gp__y_kint (y, j->rdma->rails[r].resource, 1);
         gp__y_map_end (y);
     }
 }
@@ -321,6 +324,8 @@ static void pod_template (struct gp__yaml *y, const struct gp__job *j,
     gp__y_key (y, "annotations");
     gp__y_map (y);
     gp__y_kstr (y, j->topo_key, j->topo_level);
+    if (j->rdma)
+        gp__y_kstr (y, GP__RDMA_NETWORKS_ANNOTATION, j->rdma->annotation);
     gp__y_map_end (y);
     gp__y_map_end (y);
     gp__y_key (y, "spec");
@@ -347,6 +352,18 @@ static void pod_template (struct gp__yaml *y, const struct gp__job *j,
         gp__y_key (y, "resources");
         gp__y_map (y);
         gpu_resources (y, j);
+        gp__y_map_end (y);
+    }
+    if (j->rdma) {      /* RDMA memory registration pins pages */
+        gp__y_key (y, "securityContext");
+        gp__y_map (y);
+        gp__y_key (y, "capabilities");
+        gp__y_map (y);
+        gp__y_key (y, "add");
+        gp__y_seq_flow (y);
+        gp__y_str (y, "IPC_LOCK");
+        gp__y_seq_end (y);
+        gp__y_map_end (y);
         gp__y_map_end (y);
     }
     gp__y_key (y, "volumeMounts");
@@ -601,10 +618,15 @@ static int write_jobs (const struct gp_cluster *c,
     if (!jobs)
         return GP_ENOMEM;
     size_t nj = 0;
-    int rc = 0;
+    struct gp__rdma rdma;
+    int rc = gp__rdma_rails (o, c, &rdma, err);
     for (size_t i = 0; rc == 0 && i < nw; i++)
-        if (is_job (&p->spec->workloads[i], &op->wl[i]))
-            rc = job_build (c, p, i, &jobs[nj++], err);
+        if (is_job (&p->spec->workloads[i], &op->wl[i])) {
+            rc = job_build (c, p, i, &jobs[nj], err);
+            if (jobs[nj].nodes > 1 && rdma.n_rails > 0)
+                jobs[nj].rdma = &rdma;
+            nj++;
+        }
     if (rc == 0 && nj == 0) {
         snprintf (x->not_applicable, sizeof x->not_applicable,
                   "option '%s' has no sized training or recurring workload",

@@ -9,6 +9,7 @@
 #include "gpuplan/cluster.h"
 #include "gpuplan/plan.h"
 #include "export_private.h"
+#include "rdma.h"
 
 /* The container image and the Megatron-LM entry point the jobs run
  * (docs/formats/export-jobs.md, "Image").
@@ -48,6 +49,9 @@ struct gp__job {
     const char *topo_level;     /* its node label */
     long long train_samples;    /* sequences of one run; 0 = unknown */
     double time_s;              /* one run's wall clock (plan) */
+    const struct gp__rdma *rdma;    /* the option's RDMA rails, every one
+                                       attached to each pod; NULL = none
+                                       (one node, or no rails) */
 };
 
 /* The Megatron-LM arguments of a job's layout. */
