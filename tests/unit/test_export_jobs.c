@@ -163,9 +163,12 @@ static const char *doc (const char *text, const char *kind,
     return NULL;
 }
 
-static void write_out (const struct gp_export *x)
+/* Write the files of 'x' into the folder named by environment variable
+ * 'var' (nothing when it is unset).
+ */
+static void write_out_dir (const struct gp_export *x, const char *var)
 {
-    const char *dir = getenv ("GP_JOBS_OUT");
+    const char *dir = getenv (var);
     if (!dir || !dir[0])
         return;
     for (size_t i = 0; i < x->n_files; i++) {
@@ -177,6 +180,11 @@ static void write_out (const struct gp_export *x)
         fputs (x->files[i].text, fp);
         fclose (fp);
     }
+}
+
+static void write_out (const struct gp_export *x)
+{
+    write_out_dir (x, "GP_JOBS_OUT");
 }
 
 static void test_trainjob_layout (void **state)
@@ -429,6 +437,90 @@ static void test_needs_plan (void **state)
     fx_free (&f);
 }
 
+/* ------------------------ the enterprise example ------------------------ */
+
+#define EXAMPLE GP_SOURCE_DIR "/examples/enterprise-plan.yaml"
+
+/* The number after 'key' in 'text' (-1 when absent). */
+static long long num_after (const char *text, const char *key)
+{
+    const char *p = strstr (text, key);
+    return p ? strtoll (p + strlen (key), NULL, 10) : -1;
+}
+
+/* Each job of each sized on-prem option of the shipped example: its
+ * pods ask exactly the planned GPUs, its layout multiplies out to them,
+ * and micro-batch x dp x accumulation is its global batch.
+ */
+static void test_enterprise_ties (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    struct gp_doc *d = gp_doc_load (EXAMPLE, &err);
+    struct gp_plan_spec *s = d ? gp_plan_spec_from_doc (d, cat, &err) : NULL;
+    struct gp_plan_result *r = s ? gp_plan_run (s, cat, &err) : NULL;
+    if (!r)
+        fail_msg ("%s", err.text);
+    int options = 0, jobs = 0;
+    for (size_t k = 0; k < r->n_options; k++) {
+        const struct gp_plan_option *op = &r->options[k];
+        if (op->kind != GP_OPT_ONPREM || op->compute.code != 0)
+            continue;
+        struct gp_cluster *c = gp_plan_option_cluster (s, r, (int)k, cat, &err);
+        if (!c)
+            fail_msg ("%s: %s", op->name, err.text);
+        struct gp_export_plan p = {.spec = s, .result = r, .option = (int)k};
+        struct gp_export_opts o = {.plan = &p, .catalog = cat};
+        struct gp_export *x = gp_export_render_opts (c, GP_EXPORT_JOBS, &o,
+                                                     &err);
+        if (!x)
+            fail_msg ("%s: %s", op->name, err.text);
+        options++;
+        for (size_t i = 0; i < s->n_workloads; i++) {
+            const struct gp_plan_wl_plan *l = &op->wl[i];
+            if (s->workloads[i].kind == GP_WL_INFERENCE || !l->sized)
+                continue;
+            char buf[16384], want[160];
+            const char *tj = doc (file (x, "trainjobs.yaml"), "TrainJob",
+                                  s->workloads[i].name, buf, sizeof buf);
+            long long nodes = num_after (tj, "numNodes: ");
+            long long per = num_after (tj, "numProcPerNode: ");
+            long long gpus = num_after (tj, "nvidia.com/gpu: ");
+            assert_int_equal (per, gpus);
+            assert_int_equal (nodes * gpus, l->gpus);
+            assert_int_equal ((long long)l->tp * l->pp * l->dp * l->cp,
+                              l->gpus);
+            assert_int_equal ((long long)l->micro_batch * l->dp
+                                  * l->grad_accum, l->global_batch);
+            snprintf (want, sizeof want, "gpuplan.io/gpus: \"%lld\"\n",
+                      l->gpus);
+            has (tj, want);
+            snprintf (want, sizeof want, "gpuplan.io/layout: \"tp=%d,pp=%d,"
+                      "dp=%d,cp=%d,ep=%d\"\n", l->tp, l->pp, l->dp, l->cp,
+                      l->ep);
+            has (tj, want);
+            snprintf (want, sizeof want, "- \"--global-batch-size\"\n    - "
+                      "\"%lld\"\n", l->global_batch);
+            has (tj, want);
+            snprintf (want, sizeof want, "- \"--micro-batch-size\"\n    - "
+                      "\"%d\"\n", l->micro_batch);
+            has (tj, want);
+            snprintf (want, sizeof want, "%s.sbatch", s->workloads[i].name);
+            has (file (x, want), "#SBATCH --ntasks-per-node=1\n");
+            jobs++;
+        }
+        if (k == (size_t)r->recommended || options == 1)
+            write_out_dir (x, "GP_JOBS_OUT_EXAMPLE");
+        gp_export_destroy (x);
+        gp_cluster_destroy (c);
+    }
+    assert_true (options > 0);
+    assert_true (jobs >= options);  /* pretrain-70b at least */
+    gp_plan_result_destroy (r);
+    gp_plan_spec_destroy (s);
+    gp_doc_destroy (d);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +534,7 @@ int main (void)
         cmocka_unit_test (test_mig_pool),
         cmocka_unit_test (test_not_applicable),
         cmocka_unit_test (test_needs_plan),
+        cmocka_unit_test (test_enterprise_ties),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }
