@@ -340,6 +340,33 @@ static void test_three_tiers_preferred (void **state)
     fx_free (&f);
 }
 
+static void test_rdma_flavors (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    gp_error_t err = {0};
+    struct gp_export_opts o = {.plan = &f.p, .catalog = cat,
+                               .net = GP_NET_SRIOV};
+    struct gp_export *x = gp_export_render_opts (f.c, GP_EXPORT_JOBS, &o,
+                                                 &err);
+    if (!x)
+        fail_msg ("%s", err.text);
+    char buf[16384];
+    const char *tj = doc (file (x, "trainjobs.yaml"), "TrainJob",
+                          "pretrain-70b", buf, sizeof buf);
+    has (tj, "openshift.io/rdma_rail_0: 1\n");
+    lacks (tj, "nvidia.com/rdma_rail");
+    gp_export_destroy (x);
+    f.op.kind = GP_OPT_CLOUD;       /* the provider's fabric: no rails */
+    f.op.cloud_fabric = 1;
+    x = render_ok (&f);
+    lacks (file (x, "trainjobs.yaml"), "rdma_rail");
+    lacks (file (x, "trainjobs.yaml"), "k8s.v1.cni.cncf.io/networks");
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
 /* Render must fail with a message holding 'want'. */
 static void fails (struct fx *f, const char *want)
 {
@@ -529,6 +556,7 @@ int main (void)
         cmocka_unit_test (test_sbatch),
         cmocka_unit_test (test_jobset),
         cmocka_unit_test (test_three_tiers_preferred),
+        cmocka_unit_test (test_rdma_flavors),
         cmocka_unit_test (test_invariants),
         cmocka_unit_test (test_names_and_teams),
         cmocka_unit_test (test_mig_pool),

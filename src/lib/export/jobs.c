@@ -618,15 +618,19 @@ static int write_jobs (const struct gp_cluster *c,
     if (!jobs)
         return GP_ENOMEM;
     size_t nj = 0;
-    struct gp__rdma rdma;
-    int rc = gp__rdma_rails (o, c, &rdma, err);
+    int rc = 0, multi = 0;
     for (size_t i = 0; rc == 0 && i < nw; i++)
         if (is_job (&p->spec->workloads[i], &op->wl[i])) {
             rc = job_build (c, p, i, &jobs[nj], err);
-            if (jobs[nj].nodes > 1 && rdma.n_rails > 0)
-                jobs[nj].rdma = &rdma;
-            nj++;
+            multi |= jobs[nj++].nodes > 1;
         }
+    /* Multi-node jobs attach the option's RDMA rails (rdma.h). */
+    struct gp__rdma rdma = {0};
+    if (rc == 0 && multi)
+        rc = gp__rdma_rails (o, c, &rdma, err);
+    for (size_t k = 0; rc == 0 && k < nj; k++)
+        if (jobs[k].nodes > 1 && rdma.n_rails > 0)
+            jobs[k].rdma = &rdma;
     if (rc == 0 && nj == 0) {
         snprintf (x->not_applicable, sizeof x->not_applicable,
                   "option '%s' has no sized training or recurring workload",
