@@ -397,6 +397,8 @@ static void test_invariants (void **state)
     layout (&f.op.wl[0], 16, 2, 2, 1, 1, 64);   /* TP 16 on 8-GPU nodes */
     fails (&f, "a tensor-parallel group of 16 GPUs does not fit whole in a "
                "node of 8 GPUs");
+    layout (&f.op.wl[0], 8, 4, 8, 1, 1, 64);    /* 256 GPUs: 32 nodes */
+    fails (&f, "workload 'pretrain-70b': 32 nodes, but pool 'h100' has 16");
     layout (&f.op.wl[0], 8, 4, 2, 1, 1, 64);
     layout (&f.op.wl[1], 3, 1, 4, 1, 1, 4);    /* 12 GPUs, TP 3 */
     fails (&f, "a tensor-parallel group of 3 GPUs");

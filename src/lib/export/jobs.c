@@ -157,13 +157,14 @@ static int job_build (const struct gp_cluster *c,
         return rc;
     snprintf (j->res, sizeof j->res, "%s", names[0]);
     j->gpus = j->l->gpus;
-    j->nodes = j->gpus > gpn ? (int)(j->gpus / gpn) : 1;
-    j->per_node = j->gpus > gpn ? gpn : (int)j->gpus;
-    if (j->nodes > j->pool->nodes)
+    long long nodes = j->gpus > gpn ? j->gpus / gpn : 1;
+    if (nodes > j->pool->nodes)
         return gp_errprintf (err, GP_EINVAL,
-                             "export jobs: workload '%s': %d nodes, but pool "
-                             "'%s' has %d", n, j->nodes, j->pool->name,
+                             "export jobs: workload '%s': %lld nodes, but "
+                             "pool '%s' has %d", n, nodes, j->pool->name,
                              j->pool->nodes);
+    j->nodes = (int)nodes;
+    j->per_node = j->gpus > gpn ? gpn : (int)j->gpus;
     /* The JobSet's pods are named <name>-node-0-<index>: a DNS label. */
     char last[24];
     int nl = snprintf (last, sizeof last, "-node-0-%d", j->nodes - 1);
@@ -180,8 +181,9 @@ static int job_build (const struct gp_cluster *c,
     j->tier = gp_storage_tier_str (op->stor.tier);
     snprintf (j->mount, sizeof j->mount, "%s/%s", GP__JOBS_MOUNT, j->tier);
     snprintf (j->save, sizeof j->save, "%s/checkpoints/%s", j->mount, n);
-    if (j->w->tokens > 0)
-        j->train_samples = (long long)ceil (j->w->tokens / j->l->seq_len);
+    double samples = ceil (j->w->tokens / j->l->seq_len);
+    if (samples > 0 && samples < 9e18)
+        j->train_samples = (long long)samples;
     j->time_s = j->l->run_days * 86400.0;
     topology (op, j);
     return 0;
