@@ -180,6 +180,8 @@ def _(doc, ctx):
     dp = asked // (tp * pp * cp)
     if str(ann.get("gpuplan.io/gpus")) != str(asked):
         out.append(f"gpuplan.io/gpus {ann.get('gpuplan.io/gpus')!r} != {asked} GPUs the pods ask")
+    if (dp * cp) % ep != 0:
+        out.append(f"expert parallelism {ep} does not divide dp*cp = {dp * cp}")
     want = f"tp={tp},pp={pp},dp={dp},cp={cp},ep={ep}"
     if ann.get("gpuplan.io/layout") != want:
         out.append(f"gpuplan.io/layout {ann.get('gpuplan.io/layout')!r} != {want} "

@@ -397,6 +397,15 @@ static void test_invariants (void **state)
     layout (&f.op.wl[0], 16, 2, 2, 1, 1, 64);   /* TP 16 on 8-GPU nodes */
     fails (&f, "a tensor-parallel group of 16 GPUs does not fit whole in a "
                "node of 8 GPUs");
+    layout (&f.op.wl[0], 8, 4, 2, 1, 1, 64);
+    f.op.wl[0].ep = 4;      /* dp x cp = 2: no room for 4 expert groups */
+    fails (&f, "expert parallelism 4 does not divide dp x cp = 2 x 1");
+    f.op.wl[0].ep = 2;
+    f.op.wl[0].cp = 2;      /* ep 2 within dp 2 x cp 2; 128 GPUs, 16 nodes */
+    f.op.wl[0].gpus = 128;
+    struct gp_export *x = render_ok (&f);
+    has (file (x, "trainjobs.yaml"), "tp=8,pp=4,dp=2,cp=2,ep=2");
+    gp_export_destroy (x);
     layout (&f.op.wl[0], 8, 4, 8, 1, 1, 64);    /* 256 GPUs: 32 nodes */
     fails (&f, "workload 'pretrain-70b': 32 nodes, but pool 'h100' has 16");
     layout (&f.op.wl[0], 8, 4, 2, 1, 1, 64);

@@ -65,6 +65,12 @@ static int check_layout (const struct gp_plan_workload *w,
                              "accumulation = %d x %d x %d = %lld, but the "
                              "global batch is %lld", n, l->micro_batch, l->dp,
                              l->grad_accum, gb, l->global_batch);
+    if (((long long)l->dp * l->cp) % l->ep != 0)
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s': expert parallelism "
+                             "%d does not divide dp x cp = %d x %d (Megatron "
+                             "carves expert groups out of them)", n, l->ep,
+                             l->dp, l->cp);
     if (l->tp > gpn || gpn % l->tp != 0)
         return gp_errprintf (err, GP_EINVAL,
                              "export jobs: workload '%s': a tensor-parallel "
