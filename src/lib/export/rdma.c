@@ -67,9 +67,15 @@ static void fill_rails (struct gp__rdma *out)
         struct gp__rdma_rail *r = &out->rails[i];
         r->index = i;
         snprintf (r->network, sizeof r->network, "rdma-rail-%d", i);
-        snprintf (r->res_name, sizeof r->res_name, "rdma_rail_%d", i);
+        /* The resource name is built in a local buffer and then copied
+         * into both fields: formatting r->resource from r->res_name would
+         * read from the object being written (snprintf's restrict).
+         */
+        char res_name[sizeof r->res_name];
+        snprintf (res_name, sizeof res_name, "rdma_rail_%d", i);
+        memcpy (r->res_name, res_name, sizeof res_name);
         snprintf (r->resource, sizeof r->resource, "%s/%s", out->prefix,
-                  r->res_name);
+                  res_name);
         snprintf (r->ifname, sizeof r->ifname, "eth_r%d", i);
         snprintf (r->subnet, sizeof r->subnet, "172.%d.0.0/16", 16 + i);
         used += (size_t)snprintf (out->annotation + used,
