@@ -130,7 +130,9 @@ def check_dir(d):
         args = tj["spec"]["trainer"]["args"]
         for flag in ("--tensor-model-parallel-size", "--pipeline-model-parallel-size",
                      "--context-parallel-size", "--micro-batch-size", "--global-batch-size",
-                     "--save-interval", "--save"):
+                     "--save-interval", "--save", "--num-layers", "--hidden-size",
+                     "--num-attention-heads", "--seq-length",
+                     "--max-position-embeddings", "--num-experts"):
             want = args[args.index(flag) + 1] if flag in args else None
             if megatron_flag(text, flag) != want:
                 print(f"FAIL {f}: {flag} {megatron_flag(text, flag)!r} != TrainJob's {want!r}")

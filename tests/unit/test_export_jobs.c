@@ -68,9 +68,13 @@ static void fx_init (struct fx *f)
     strcpy (w[0].name, "pretrain-70b");
     strcpy (w[0].team, "research");
     w[0].tokens = 1e12;
+    strcpy (w[0].model, "llama3-70b");
+    strcpy (w[0].precision, "bf16");
     w[1].kind = GP_WL_RECURRING;
     strcpy (w[1].name, "finetune");
     strcpy (w[1].team, "product");
+    strcpy (w[1].model, "llama3.1-8b");
+    strcpy (w[1].precision, "fp8");
     w[2].kind = GP_WL_INFERENCE;
     strcpy (w[2].name, "chat");
     strcpy (w[2].team, "product");
@@ -403,9 +407,12 @@ static void test_invariants (void **state)
     f.op.wl[0].ep = 2;
     f.op.wl[0].cp = 2;      /* ep 2 within dp 2 x cp 2; 128 GPUs, 16 nodes */
     f.op.wl[0].gpus = 128;
+    fails (&f, "expert parallelism needs an MoE model");    /* llama3-70b */
+    strcpy (f.s->workloads[0].model, "mixtral-8x7b");   /* 8 experts */
     struct gp_export *x = render_ok (&f);
     has (file (x, "trainjobs.yaml"), "tp=8,pp=4,dp=2,cp=2,ep=2");
     gp_export_destroy (x);
+    strcpy (f.s->workloads[0].model, "llama3-70b");
     layout (&f.op.wl[0], 8, 4, 8, 1, 1, 64);    /* 256 GPUs: 32 nodes */
     fails (&f, "workload 'pretrain-70b': 32 nodes, but pool 'h100' has 16");
     layout (&f.op.wl[0], 8, 4, 2, 1, 1, 64);
@@ -416,6 +423,154 @@ static void test_invariants (void **state)
     layout (&f.op.wl[1], 2, 1, 2, 1, 2, 4);
     f.op.wl[1].ckpt_interval_s = 0;
     fails (&f, "no sequence length, step time or checkpoint interval");
+    fx_free (&f);
+}
+
+/* The model shape of a dense model: llama3-70b in data/models/models.csv
+ * (80 layers, hidden 8192, FFN 28672, 64 heads, 8 KV heads, head dim 128,
+ * SwiGLU, GQA, untied embeddings, context 8192), and llama3.1-8b (32
+ * layers, hidden 4096, FFN 14336, 32 heads, 8 KV heads, context 131072)
+ * trained in fp8.
+ */
+static void test_model_dense (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    struct gp_export *x = render_ok (&f);
+    char buf[16384];
+    const char *tj = doc (file (x, "trainjobs.yaml"), "TrainJob",
+                          "pretrain-70b", buf, sizeof buf);
+    has (tj, "- \"--num-layers\"\n    - \"80\"\n");
+    has (tj, "- \"--hidden-size\"\n    - \"8192\"\n");
+    has (tj, "- \"--num-attention-heads\"\n    - \"64\"\n");
+    has (tj, "- \"--kv-channels\"\n    - \"128\"\n");
+    has (tj, "- \"--group-query-attention\"\n    - \"--num-query-groups\"\n"
+             "    - \"8\"\n");
+    has (tj, "- \"--ffn-hidden-size\"\n    - \"28672\"\n");
+    has (tj, "- \"--swiglu\"\n    - \"--normalization\"\n    - RMSNorm\n");
+    has (tj, "- \"--disable-bias-linear\"\n");
+    has (tj, "- \"--untie-embeddings-and-output-weights\"\n");
+    has (tj, "- \"--position-embedding-type\"\n    - rope\n");
+    has (tj, "- \"--max-position-embeddings\"\n    - \"8192\"\n");
+    has (tj, "- \"--bf16\"\n");
+    lacks (tj, "--fp8-format");
+    lacks (tj, "--num-experts");
+    lacks (tj, "--multi-latent-attention");
+    lacks (tj, "--decoder-first-pipeline-num-layers");  /* 80 / 4 even */
+    /* data, tokenizer and learning rate: placeholders in the env */
+    has (tj, "- \"--tokenizer-type\"\n    - HuggingFaceTokenizer\n"
+             "    - \"--tokenizer-model\"\n    - \"$(TOKENIZER_MODEL)\"\n");
+    has (tj, "- \"--data-path\"\n    - \"$(DATA_PATH)\"\n");
+    has (tj, "- \"--lr\"\n    - \"$(LR)\"\n");
+    has (tj, "- name: DATA_PATH\n      value: REPLACE-ME-megatron-data-"
+             "prefix\n");
+    has (tj, "- name: TOKENIZER_MODEL\n");
+    /* tp 8 without Megatron FSDP: Megatron-LM asserts this */
+    has (tj, "- name: CUDA_DEVICE_MAX_CONNECTIONS\n      value: \"1\"\n");
+    const char *js = doc (file (x, "jobsets.yaml"), "JobSet", "pretrain-70b",
+                          buf, sizeof buf);
+    has (js, "- \"--num-layers\"\n              - \"80\"\n");
+    has (js, "- \"$(DATA_PATH)\"\n");
+    has (js, "- name: DATA_PATH\n");
+    const char *sb = file (x, "pretrain-70b.sbatch");
+    has (sb, "'--num-layers' '80'");
+    has (sb, "'--num-query-groups' '8'");
+    has (sb, ": \"${DATA_PATH:?set DATA_PATH to ");
+    has (sb, ": \"${TOKENIZER_MODEL:?set TOKENIZER_MODEL to ");
+    has (sb, ": \"${LR:?set LR to ");
+    has (sb, "'--data-path' \"$DATA_PATH\"");
+    has (sb, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n");
+    tj = doc (file (x, "trainjobs.yaml"), "TrainJob", "finetune", buf,
+              sizeof buf);
+    has (tj, "- \"--num-layers\"\n    - \"32\"\n");
+    has (tj, "- \"--hidden-size\"\n    - \"4096\"\n");
+    has (tj, "- \"--ffn-hidden-size\"\n    - \"14336\"\n");
+    has (tj, "- \"--num-attention-heads\"\n    - \"32\"\n");
+    has (tj, "- \"--max-position-embeddings\"\n    - \"131072\"\n");
+    has (tj, "- \"--bf16\"\n    - \"--fp8-format\"\n    - hybrid\n");
+    /* Megatron FSDP: its checkpoint format, and no MAX_CONNECTIONS=1 */
+    has (tj, "- \"--ckpt-format\"\n    - fsdp_dtensor\n");
+    lacks (tj, "CUDA_DEVICE_MAX_CONNECTIONS");
+    lacks (file (x, "finetune.sbatch"), "CUDA_DEVICE_MAX_CONNECTIONS");
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+/* An MoE model: deepseek-v3 in data/models/models.csv (61 layers, hidden
+ * 7168, dense FFN 18432, 128 heads, MLA with q rank 1536, kv rank 512,
+ * qk 128 + rope 64, v 128; 256 experts, top-8, expert FFN 2048, 1 shared
+ * expert, the first 3 layers dense; context 131072) on tp 8, pp 4, dp 4,
+ * ep 4: 128 GPUs.  61 layers on 4 stages: the plan sizes each stage for
+ * ceil(61 / 4) = 16 layers; the 2 middle stages hold 16, the first and
+ * last 61 - 32 = 29 = 15 + 14.
+ */
+static void test_model_moe (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    strcpy (f.s->workloads[0].model, "deepseek-v3");
+    layout (&f.op.wl[0], 8, 4, 4, 1, 1, 16);
+    f.op.wl[0].ep = 4;
+    f.op.wl[0].seq_len = 4096;
+    struct gp_export *x = render_ok (&f);
+    char buf[16384];
+    const char *tj = doc (file (x, "trainjobs.yaml"), "TrainJob",
+                          "pretrain-70b", buf, sizeof buf);
+    has (tj, "gpuplan.io/layout: \"tp=8,pp=4,dp=4,cp=1,ep=4\"\n");
+    has (tj, "- \"--num-layers\"\n    - \"61\"\n");
+    has (tj, "- \"--hidden-size\"\n    - \"7168\"\n");
+    has (tj, "- \"--num-attention-heads\"\n    - \"128\"\n");
+    has (tj, "- \"--multi-latent-attention\"\n"
+             "    - \"--q-lora-rank\"\n    - \"1536\"\n"
+             "    - \"--kv-lora-rank\"\n    - \"512\"\n"
+             "    - \"--qk-head-dim\"\n    - \"128\"\n"
+             "    - \"--qk-pos-emb-head-dim\"\n    - \"64\"\n"
+             "    - \"--v-head-dim\"\n    - \"128\"\n");
+    lacks (tj, "--group-query-attention");
+    lacks (tj, "--kv-channels");
+    has (tj, "- \"--ffn-hidden-size\"\n    - \"18432\"\n");
+    has (tj, "- \"--num-experts\"\n    - \"256\"\n");
+    has (tj, "- \"--moe-router-topk\"\n    - \"8\"\n");
+    has (tj, "- \"--moe-ffn-hidden-size\"\n    - \"2048\"\n");
+    has (tj, "- \"--moe-shared-expert-intermediate-size\"\n    - \"2048\"\n");
+    has (tj, "- \"--moe-layer-freq\"\n    - \"([0]*3+[1]*58)\"\n");
+    has (tj, "- \"--expert-model-parallel-size\"\n    - \"4\"\n");
+    has (tj, "- \"--decoder-first-pipeline-num-layers\"\n    - \"15\"\n"
+             "    - \"--decoder-last-pipeline-num-layers\"\n    - \"14\"\n");
+    has (tj, "- \"--max-position-embeddings\"\n    - \"131072\"\n");
+    has (file (x, "pretrain-70b.sbatch"),
+         "'--moe-layer-freq' '([0]*3+[1]*58)'");
+    gp_export_destroy (x);
+    fx_free (&f);
+}
+
+/* What Megatron-LM refuses of a model on a layout fails before writing. */
+static void test_model_refused (void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init (&f);
+    f.op.wl[0].vpp = 3;     /* 80 / 4 = 20 layers per stage, not / 3 */
+    fails (&f, "the layers per pipeline stage are not a multiple of vpp");
+    f.op.wl[0].vpp = 2;
+    strcpy (f.s->workloads[0].model, "gpt3-1.3b");  /* learned, 2048 */
+    fails (&f, "longer than the model's learned position table");
+    strcpy (f.s->workloads[0].model, "llama3-70b");
+    layout (&f.op.wl[0], 8, 3, 2, 1, 1, 64);    /* 48 GPUs, 80 / 3 */
+    f.op.wl[0].vpp = 2;
+    fails (&f, "an uneven pipeline with virtual stages is not exported");
+    f.op.wl[0].vpp = 1;     /* uneven: 27 + 27 (middle) + 26 */
+    struct gp_export *x = render_ok (&f);
+    has (file (x, "trainjobs.yaml"),
+         "- \"--decoder-first-pipeline-num-layers\"\n    - \"27\"\n"
+         "    - \"--decoder-last-pipeline-num-layers\"\n    - \"26\"\n");
+    gp_export_destroy (x);
+    strcpy (f.s->workloads[0].model, "no-such-model");
+    fails (&f, "workload 'pretrain-70b': model:");
+    f.s->workloads[0].model[0] = 0;
+    fails (&f, "names no model");
     fx_free (&f);
 }
 
@@ -499,6 +654,8 @@ static void test_enterprise_ties (void **state)
     struct gp_plan_result *r = s ? gp_plan_run (s, cat, &err) : NULL;
     if (!r)
         fail_msg ("%s", err.text);
+    struct gp_zoo *zoo = gp_zoo_load (NULL, &err);
+    assert_non_null (zoo);
     int options = 0, jobs = 0;
     for (size_t k = 0; k < r->n_options; k++) {
         const struct gp_plan_option *op = &r->options[k];
@@ -543,6 +700,18 @@ static void test_enterprise_ties (void **state)
             snprintf (want, sizeof want, "- \"--micro-batch-size\"\n    - "
                       "\"%d\"\n", l->micro_batch);
             has (tj, want);
+            const struct gp_arch *m = gp_zoo_find (zoo, s->workloads[i].model,
+                                                   NULL);
+            assert_non_null (m);    /* the zoo the plan resolved it in */
+            snprintf (want, sizeof want, "- \"--num-layers\"\n    - "
+                      "\"%d\"\n", m->layers);
+            has (tj, want);
+            snprintf (want, sizeof want, "- \"--hidden-size\"\n    - "
+                      "\"%d\"\n", m->hidden);
+            has (tj, want);
+            snprintf (want, sizeof want, "- \"--seq-length\"\n    - "
+                      "\"%.0f\"\n", l->seq_len);
+            has (tj, want);
             snprintf (want, sizeof want, "%s.sbatch", s->workloads[i].name);
             has (file (x, want), "#SBATCH --ntasks-per-node=1\n");
             jobs++;
@@ -554,6 +723,7 @@ static void test_enterprise_ties (void **state)
     }
     assert_true (options > 0);
     assert_true (jobs >= options);  /* pretrain-70b at least */
+    gp_zoo_destroy (zoo);
     gp_plan_result_destroy (r);
     gp_plan_spec_destroy (s);
     gp_doc_destroy (d);
@@ -569,6 +739,9 @@ int main (void)
         cmocka_unit_test (test_three_tiers_preferred),
         cmocka_unit_test (test_rdma_flavors),
         cmocka_unit_test (test_invariants),
+        cmocka_unit_test (test_model_dense),
+        cmocka_unit_test (test_model_moe),
+        cmocka_unit_test (test_model_refused),
         cmocka_unit_test (test_names_and_teams),
         cmocka_unit_test (test_mig_pool),
         cmocka_unit_test (test_not_applicable),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jobs_private.h"
 #include "quote.h"
@@ -124,9 +125,93 @@ static void topology (const struct gp_plan_option *op, struct gp__job *j)
     }
 }
 
+const struct gp__job_env gp__jobs_env[GP__JOBS_N_ENV] = {
+    {"DATA_PATH", "REPLACE-ME-megatron-data-prefix",
+     "the Megatron data prefix (--data-path)"},
+    {"TOKENIZER_MODEL", "REPLACE-ME-tokenizer",
+     "the Hugging Face tokenizer name or path (--tokenizer-model)"},
+    {"LR", "REPLACE-ME-learning-rate", "the peak learning rate (--lr)"},
+};
+
+/* What Megatron-LM asserts of the model against the layout
+ * (docs/formats/export-jobs.md, "Checks"): GP_EINVAL naming the workload,
+ * the model and the requirement that fails.
+ */
+static int check_model (const struct gp__job *j, gp_error_t *err)
+{
+    const struct gp_arch *a = j->arch;
+    const struct gp_plan_wl_plan *l = j->l;
+    const char *why = NULL;
+    char buf[160];
+    int groups = a->attention == GP_ATTN_GQA ? a->kv_heads : a->heads;
+    if (a->layers < 1 || a->hidden < 1 || a->heads < 1)
+        why = "the zoo gives no layers, hidden size or heads";
+    else if (a->heads % l->tp != 0)
+        why = "the attention heads are not a multiple of tp";
+    else if (groups < 1 || groups % l->tp != 0)
+        why = "the key/value groups are not a multiple of tp";
+    else if (a->layers % l->pp != 0 && l->vpp > 1)
+        why = "the layers are not a multiple of pp (an uneven pipeline "
+              "with virtual stages is not exported)";
+    else if (a->layers % l->pp != 0 && l->pp > 1
+             && a->layers - (l->pp - 2) * ((a->layers + l->pp - 1) / l->pp)
+                    < 2)
+        why = "the layers do not fill the pipeline stages";
+    else if (l->vpp > 1 && (a->layers / l->pp) % l->vpp != 0)
+        why = "the layers per pipeline stage are not a multiple of vpp";
+    else if (l->ep > 1 && a->moe_experts < 1)
+        why = "expert parallelism needs an MoE model";
+    else if (l->ep > 1 && a->moe_experts % l->ep != 0)
+        why = "the experts are not a multiple of ep";
+    else if (l->cp > 1 && llround (l->seq_len) % (2LL * l->cp) != 0)
+        why = "the sequence length is not a multiple of 2 x cp";
+    else if (a->learned_pos_emb && l->seq_len > a->max_seq_len)
+        why = "the sequence is longer than the model's learned position "
+              "table";
+    else if (!strcasecmp (j->w->precision, "fp16") && l->ep > 1)
+        why = "expert parallelism does not run in fp16";
+    if (!why)
+        return 0;
+    snprintf (buf, sizeof buf, "layers %d, heads %d, groups %d, experts %d",
+              a->layers, a->heads, groups, a->moe_experts);
+    return gp_errprintf (err, GP_EINVAL,
+                         "export jobs: workload '%s': model '%s' (%s) on "
+                         "tp %d, pp %d, vpp %d, cp %d, ep %d, sequence %.0f: "
+                         "%s (Megatron-LM refuses it)", j->name, a->id, buf,
+                         l->tp, l->pp, l->vpp, l->cp, l->ep, l->seq_len, why);
+}
+
+/* The workload's model in the zoo the plan resolved it against. */
+static int model_of (const struct gp_zoo *zoo, struct gp__job *j,
+                     gp_error_t *err)
+{
+    gp_error_t e2 = {0};
+    if (!j->w->model[0])
+        return gp_errprintf (err, GP_EINVAL,
+                             "export jobs: workload '%s' names no model (a "
+                             "recurring trace): its Megatron-LM model "
+                             "arguments are unknown", j->name);
+    j->arch = gp_zoo_find (zoo, j->w->model, &e2);
+    if (!j->arch)
+        return gp_errprintf (err, GP_EINVAL, "export jobs: workload '%s': "
+                             "model: %s", j->name, e2.text);
+    int rc = check_model (j, err);
+    int L = j->arch->layers, pp = j->l->pp;
+    if (rc == 0 && L % pp != 0) {
+        /* The plan sized every stage for ceil(L / pp) layers: the middle
+         * stages hold that many, the first and last the rest.
+         */
+        int rest = L - (pp - 2) * ((L + pp - 1) / pp);
+        j->last_layers = rest / 2;
+        j->first_layers = rest - j->last_layers;
+    }
+    return rc;
+}
+
 static int job_build (const struct gp_cluster *c,
                       const struct gp_export_plan *p, size_t wi,
-                      struct gp__job *j, gp_error_t *err)
+                      const struct gp_zoo *zoo, struct gp__job *j,
+                      gp_error_t *err)
 {
     const struct gp_plan_option *op = &p->result->options[p->option];
     memset (j, 0, sizeof *j);
@@ -146,6 +231,8 @@ static int job_build (const struct gp_cluster *c,
         return gp_errprintf (err, GP_EINVAL, "export jobs: pool '%s' has no "
                              "GPUs per node", j->pool->name);
     int rc = check_layout (j->w, j->l, gpn, err);
+    if (rc == 0)
+        rc = model_of (zoo, j, err);
     if (rc == 0)
         rc = team_of (c, j, err);
     if (rc != 0)
@@ -199,38 +286,124 @@ static int job_build (const struct gp_cluster *c,
 
 static void arg (struct gp__job_args *a, const char *fmt, long long v)
 {
-    if (a->n < GP__JOBS_MAX_ARGS)
+    if (a->n < GP__JOBS_MAX_ARGS) {
+        a->env[a->n] = 0;
         snprintf (a->v[a->n++], sizeof a->v[0], fmt, v);
+    }
 }
 
 static void word (struct gp__job_args *a, const char *s)
 {
-    if (a->n < GP__JOBS_MAX_ARGS)
+    if (a->n < GP__JOBS_MAX_ARGS) {
+        a->env[a->n] = 0;
         snprintf (a->v[a->n++], sizeof a->v[0], "%s", s);
+    }
 }
 
-void gp__job_megatron_args (const struct gp__job *j, struct gp__job_args *a)
+/* "--flag value" with an integer value. */
+static void flag (struct gp__job_args *a, const char *f, long long v)
+{
+    word (a, f);
+    arg (a, "%lld", v);
+}
+
+/* "--flag $(NAME)": the value of placeholder variable 'e'. */
+static void flag_env (struct gp__job_args *a, const char *f, int e)
+{
+    word (a, f);
+    if (a->n < GP__JOBS_MAX_ARGS) {
+        snprintf (a->v[a->n], sizeof a->v[0], "%s", gp__jobs_env[e].name);
+        a->env[a->n++] = 1;
+    }
+}
+
+int gp__job_needs_max_connections (const struct gp__job *j)
+{
+    const char *sh = j->l->sharding;
+    int fsdp = !strcmp (sh, "zero2") || !strcmp (sh, "zero3")
+               || !strcmp (sh, "fsdp");
+    return (j->l->tp > 1 || j->l->cp > 1) && !fsdp;
+}
+
+/* The model shape from the zoo (docs/formats/export-jobs.md, "Model"). */
+static void model_args (const struct gp__job *j, struct gp__job_args *a)
+{
+    const struct gp_arch *m = j->arch;
+    long long seq = llround (j->l->seq_len);
+    flag (a, "--num-layers", m->layers);
+    flag (a, "--hidden-size", m->hidden);
+    flag (a, "--num-attention-heads", m->heads);
+    if (m->attention == GP_ATTN_MLA) {
+        word (a, "--multi-latent-attention");
+        if (m->mla_q_lora_rank > 0)
+            flag (a, "--q-lora-rank", m->mla_q_lora_rank);
+        flag (a, "--kv-lora-rank", m->mla_kv_lora_rank);
+        flag (a, "--qk-head-dim", m->mla_qk_nope_head_dim);
+        flag (a, "--qk-pos-emb-head-dim", m->mla_qk_rope_head_dim);
+        flag (a, "--v-head-dim", m->mla_v_head_dim);
+    } else {
+        flag (a, "--kv-channels", m->head_dim);
+        if (m->attention == GP_ATTN_GQA) {
+            word (a, "--group-query-attention");
+            flag (a, "--num-query-groups", m->kv_heads);
+        }
+    }
+    if (m->ffn_hidden > 0)
+        flag (a, "--ffn-hidden-size", m->ffn_hidden);
+    if (m->moe_experts > 0) {
+        flag (a, "--num-experts", m->moe_experts);
+        flag (a, "--moe-router-topk", m->moe_topk);
+        flag (a, "--moe-ffn-hidden-size", m->moe_ffn_hidden);
+        if (m->moe_shared_experts > 0)
+            flag (a, "--moe-shared-expert-intermediate-size",
+                  (long long)m->moe_shared_experts * m->moe_ffn_hidden);
+        if (m->moe_dense_layers > 0) {
+            char f[64];
+            snprintf (f, sizeof f, "([0]*%d+[1]*%d)", m->moe_dense_layers,
+                      m->layers - m->moe_dense_layers);
+            word (a, "--moe-layer-freq");
+            word (a, f);
+        }
+    }
+    if (m->mlp == GP_MLP_SWIGLU) {
+        word (a, "--swiglu");
+        word (a, "--normalization");
+        word (a, "RMSNorm");
+    }
+    word (a, "--disable-bias-linear");
+    if (!m->tied_embeddings)
+        word (a, "--untie-embeddings-and-output-weights");
+    word (a, "--position-embedding-type");
+    word (a, m->learned_pos_emb ? "learned_absolute" : "rope");
+    flag (a, "--max-position-embeddings",
+          seq > m->max_seq_len ? seq : m->max_seq_len);
+    if (!strcasecmp (j->w->precision, "fp16"))
+        word (a, "--fp16");
+    else
+        word (a, "--bf16");
+    if (!strcasecmp (j->w->precision, "fp8")) {
+        word (a, "--fp8-format");
+        word (a, "hybrid");
+    }
+}
+
+/* The layout, batch and memory savings of the plan. */
+static void layout_args (const struct gp__job *j, struct gp__job_args *a)
 {
     const struct gp_plan_wl_plan *l = j->l;
-    a->n = 0;
-    word (a, "--tensor-model-parallel-size");
-    arg (a, "%lld", l->tp);
-    word (a, "--pipeline-model-parallel-size");
-    arg (a, "%lld", l->pp);
-    word (a, "--context-parallel-size");
-    arg (a, "%lld", l->cp);
-    word (a, "--expert-model-parallel-size");
-    arg (a, "%lld", l->ep);
-    if (l->vpp > 1) {
-        word (a, "--num-virtual-stages-per-pipeline-rank");
-        arg (a, "%lld", l->vpp);
+    flag (a, "--tensor-model-parallel-size", l->tp);
+    flag (a, "--pipeline-model-parallel-size", l->pp);
+    flag (a, "--context-parallel-size", l->cp);
+    flag (a, "--expert-model-parallel-size", l->ep);
+    if (l->vpp > 1)
+        flag (a, "--num-virtual-stages-per-pipeline-rank", l->vpp);
+    if (j->first_layers > 0) {
+        flag (a, "--decoder-first-pipeline-num-layers", j->first_layers);
+        flag (a, "--decoder-last-pipeline-num-layers", j->last_layers);
     }
-    word (a, "--micro-batch-size");
-    arg (a, "%lld", l->micro_batch);
-    word (a, "--global-batch-size");
-    arg (a, "%lld", l->global_batch);
-    word (a, "--seq-length");
-    arg (a, "%lld", (long long)llround (l->seq_len));
+    flag (a, "--micro-batch-size", l->micro_batch);
+    flag (a, "--global-batch-size", l->global_batch);
+    flag (a, "--seq-length", llround (l->seq_len));
     if (!strcmp (l->recompute, "selective")) {
         word (a, "--recompute-granularity");
         word (a, "selective");
@@ -250,17 +423,28 @@ void gp__job_megatron_args (const struct gp__job *j, struct gp__job_args *a)
         word (a, "--data-parallel-sharding-strategy");
         word (a, !strcmp (l->sharding, "zero2") ? "optim_grads"
                                                  : "optim_grads_params");
+        word (a, "--ckpt-format");      /* Megatron FSDP asserts it */
+        word (a, "fsdp_dtensor");
     }
-    if (j->train_samples > 0) {
-        word (a, "--train-samples");
-        arg (a, "%lld", j->train_samples);
-    }
-    word (a, "--save-interval");
-    arg (a, "%lld", j->save_interval);
+}
+
+void gp__job_megatron_args (const struct gp__job *j, struct gp__job_args *a)
+{
+    a->n = 0;
+    model_args (j, a);
+    layout_args (j, a);
+    if (j->train_samples > 0)
+        flag (a, "--train-samples", j->train_samples);
+    flag (a, "--save-interval", j->save_interval);
     word (a, "--save");
     word (a, j->save);
     word (a, "--load");
     word (a, j->save);
+    word (a, "--tokenizer-type");
+    word (a, "HuggingFaceTokenizer");
+    flag_env (a, "--tokenizer-model", 1);
+    flag_env (a, "--data-path", 0);
+    flag_env (a, "--lr", 2);
 }
 
 /* ================================ YAML ================================= */
@@ -304,6 +488,44 @@ static void metadata (struct gp__yaml *y, const struct gp__job *j,
     gp__y_kstr (y, "gpuplan.io/layout", j->layout);
     gp__y_map_end (y);
     gp__y_map_end (y);
+}
+
+/* The Megatron-LM arguments as a container's args: a placeholder as
+ * "$(NAME)", which Kubernetes expands from the container's env.
+ */
+static void args_seq (struct gp__yaml *y, const struct gp__job_args *a)
+{
+    gp__y_key (y, "args");
+    gp__y_seq (y);
+    for (size_t i = 0; i < a->n; i++) {
+        char ref[224];
+        if (a->env[i])
+            snprintf (ref, sizeof ref, "$(%s)", a->v[i]);
+        gp__y_str (y, a->env[i] ? ref : a->v[i]);
+    }
+    gp__y_seq_end (y);
+}
+
+static void env_var (struct gp__yaml *y, const char *name, const char *value)
+{
+    gp__y_map (y);
+    gp__y_kstr (y, "name", name);
+    gp__y_kstr (y, "value", value);
+    gp__y_map_end (y);
+}
+
+/* The container's env: the placeholders the user replaces, and
+ * CUDA_DEVICE_MAX_CONNECTIONS where Megatron-LM asserts it.
+ */
+static void env_seq (struct gp__yaml *y, const struct gp__job *j)
+{
+    gp__y_key (y, "env");
+    gp__y_seq (y);
+    for (int e = 0; e < GP__JOBS_N_ENV; e++)
+        env_var (y, gp__jobs_env[e].name, gp__jobs_env[e].placeholder);
+    if (gp__job_needs_max_connections (j))
+        env_var (y, "CUDA_DEVICE_MAX_CONNECTIONS", "1");
+    gp__y_seq_end (y);
 }
 
 /* The GPUs of one pod and, with RDMA, one NIC of each rail. */
@@ -352,11 +574,8 @@ static void pod_template (struct gp__yaml *y, const struct gp__job *j,
         for (size_t i = 0; i < torchrun->n; i++)
             gp__y_str (y, torchrun->v[i]);
         gp__y_seq_end (y);
-        gp__y_key (y, "args");
-        gp__y_seq (y);
-        for (size_t i = 0; i < a.n; i++)
-            gp__y_str (y, a.v[i]);
-        gp__y_seq_end (y);
+        args_seq (y, &a);
+        env_seq (y, j);
         gp__y_key (y, "resources");
         gp__y_map (y);
         gpu_resources (y, j);
@@ -475,11 +694,8 @@ static void trainjob (struct gp__yaml *y, const struct gp__job *j,
     gp__y_str (y, "torchrun");
     gp__y_str (y, GP__JOBS_SCRIPT);
     gp__y_seq_end (y);
-    gp__y_key (y, "args");
-    gp__y_seq (y);
-    for (size_t i = 0; i < a.n; i++)
-        gp__y_str (y, a.v[i]);
-    gp__y_seq_end (y);
+    args_seq (y, &a);
+    env_seq (y, j);
     gp__y_kint (y, "numNodes", j->nodes);
     gp__y_kint (y, "numProcPerNode", j->per_node);
     gp__y_key (y, "resourcesPerNode");
@@ -627,9 +843,13 @@ static int write_jobs (const struct gp_cluster *c,
         return GP_ENOMEM;
     size_t nj = 0;
     int rc = 0, multi = 0;
+    /* The embedded zoo, as the plan resolved its models against it. */
+    struct gp_zoo *zoo = gp_zoo_load (NULL, err);
+    if (!zoo)
+        rc = err && err->code ? err->code : GP_ENOMEM;
     for (size_t i = 0; rc == 0 && i < nw; i++)
         if (is_job (&p->spec->workloads[i], &op->wl[i])) {
-            rc = job_build (c, p, i, &jobs[nj], err);
+            rc = job_build (c, p, i, zoo, &jobs[nj], err);
             multi |= jobs[nj++].nodes > 1;
         }
     /* Multi-node jobs attach the option's RDMA rails (rdma.h). */
@@ -644,10 +864,12 @@ static int write_jobs (const struct gp_cluster *c,
                   "option '%s' has no sized training or recurring workload",
                   op->name);
         free (jobs);
+        gp_zoo_destroy (zoo);
         return 0;
     }
     rc = rc != 0 ? rc : render_all (jobs, nj, x, err);
     free (jobs);
+    gp_zoo_destroy (zoo);
     return rc;
 }
 

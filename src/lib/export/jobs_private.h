@@ -6,6 +6,7 @@
 #ifndef GPUPLAN_EXPORT_JOBS_PRIVATE_H
 #define GPUPLAN_EXPORT_JOBS_PRIVATE_H
 
+#include "gpuplan/arch.h"
 #include "gpuplan/cluster.h"
 #include "gpuplan/plan.h"
 #include "export_private.h"
@@ -24,7 +25,7 @@
 /* The partition limit the Slurm export writes (MaxTime=7-00:00:00). */
 #define GP__JOBS_MAX_TIME_S (7 * 86400.0)
 
-#define GP__JOBS_MAX_ARGS 40
+#define GP__JOBS_MAX_ARGS 96
 
 /* One training or recurring workload of the plan, checked and ready to
  * write.
@@ -49,19 +50,51 @@ struct gp__job {
     const char *topo_level;     /* its node label */
     long long train_samples;    /* sequences of one run; 0 = unknown */
     double time_s;              /* one run's wall clock (plan) */
+    const struct gp_arch *arch; /* the workload's zoo model (borrowed from
+                                   the zoo write_jobs loads) */
+    int first_layers, last_layers;  /* uneven pipeline (pp does not divide
+                                       the layers): layers of the first and
+                                       last stage, the others hold
+                                       ceil(layers / pp) as the plan sized
+                                       them; 0 = even */
     const struct gp__rdma *rdma;    /* the option's RDMA rails, every one
                                        attached to each pod; NULL = none
                                        (one node, or no rails) */
 };
 
-/* The Megatron-LM arguments of a job's layout. */
+/* The placeholders the user sets (docs/formats/export-jobs.md, "Data,
+ * tokenizer and learning rate"): environment variables the arguments
+ * reference, each with the placeholder value the Kubernetes objects give
+ * it (the batch script requires it set instead).
+ */
+struct gp__job_env {
+    const char *name;
+    const char *placeholder;
+    const char *what;
+};
+#define GP__JOBS_N_ENV 3
+extern const struct gp__job_env gp__jobs_env[GP__JOBS_N_ENV];
+
+/* The Megatron-LM arguments of a job's layout and model.  A word with
+ * env[i] set is the name of a gp__jobs_env variable whose value is the
+ * argument: "$(NAME)" in a container's args, "$NAME" in a shell.
+ */
 struct gp__job_args {
     char v[GP__JOBS_MAX_ARGS][208];
+    unsigned char env[GP__JOBS_MAX_ARGS];
     size_t n;
 };
 
-/* Fill 'a' with the pretrain_gpt.py arguments of 'j' (each a separate
- * word, no quoting).
+/* 1 when the job needs CUDA_DEVICE_MAX_CONNECTIONS=1 (Megatron-LM asserts
+ * it with tensor or context parallelism before Blackwell, and asserts it
+ * unset with Megatron FSDP).
+ */
+int gp__job_needs_max_connections (const struct gp__job *j);
+
+/* Fill 'a' with the pretrain_gpt.py arguments of 'j': the model shape
+ * from j->arch, the layout, batch, checkpoint and run length from the
+ * plan, the data, tokenizer and learning rate as env references (each a
+ * separate word, no quoting).
  */
 void gp__job_megatron_args (const struct gp__job *j, struct gp__job_args *a);
 

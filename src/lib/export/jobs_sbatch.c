@@ -77,20 +77,33 @@ int gp__jobs_sbatch (const struct gp__job *j, struct sb *b, gp_error_t *err)
                    "# Run it in the image the TrainJob uses (e.g. pyxis: "
                    "srun --container-image=%s).\n"
                    "set -euo pipefail\n"
+                   "# Set before submitting (docs/formats/export-jobs.md, "
+                   "\"Data, tokenizer and\n# learning rate\"):\n",
+                   GP__JOBS_IMAGE);
+    for (int e = 0; e < GP__JOBS_N_ENV; e++)
+        gp__sb_printf (b, ": \"${%s:?set %s to %s}\"\n",
+                       gp__jobs_env[e].name, gp__jobs_env[e].name,
+                       gp__jobs_env[e].what);
+    if (gp__job_needs_max_connections (j))
+        gp__sb_printf (b, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n");
+    gp__sb_printf (b,
                    "head=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" "
                    "| head -n 1)\n"
                    "srun torchrun --nnodes=\"$SLURM_NNODES\" "
                    "--nproc-per-node=%d \\\n"
                    "    --rdzv-backend=c10d --rdzv-endpoint=\"$head:%d\" "
                    "--rdzv-id=\"$SLURM_JOB_ID\" \\\n    ",
-                   GP__JOBS_IMAGE, j->per_node, GP__JOBS_MASTER_PORT);
+                   j->per_node, GP__JOBS_MASTER_PORT);
     gp__sh_quote (b, GP__JOBS_SCRIPT);
     struct gp__job_args a;
     gp__job_megatron_args (j, &a);
     for (size_t i = 0; i < a.n; i++) {
         int opt = a.v[i][0] == '-';
         gp__sb_printf (b, opt ? " \\\n    " : " ");
-        gp__sh_quote (b, a.v[i]);
+        if (a.env[i])   /* a checked variable name, expanded here */
+            gp__sb_printf (b, "\"$%s\"", a.v[i]);
+        else
+            gp__sh_quote (b, a.v[i]);
     }
     gp__sb_printf (b, "\n");
     return 0;
