@@ -567,6 +567,10 @@ static void test_model_refused (void **state)
          "- \"--decoder-first-pipeline-num-layers\"\n    - \"27\"\n"
          "    - \"--decoder-last-pipeline-num-layers\"\n    - \"26\"\n");
     gp_export_destroy (x);
+    layout (&f.op.wl[0], 8, 4, 2, 1, 1, 64);
+    strcpy (f.s->workloads[0].model, "llama4-maverick");    /* 48 layers,
+                                                      24 dense, interleaved */
+    fails (&f, "the zoo does not say where its dense layers sit");
     strcpy (f.s->workloads[0].model, "no-such-model");
     fails (&f, "workload 'pretrain-70b': model:");
     f.s->workloads[0].model[0] = 0;

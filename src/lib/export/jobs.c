@@ -168,6 +168,10 @@ static int check_model (const struct gp__job *j, gp_error_t *err)
     else if (a->learned_pos_emb && l->seq_len > a->max_seq_len)
         why = "the sequence is longer than the model's learned position "
               "table";
+    else if (a->moe_experts > 0 && 2 * a->moe_dense_layers >= a->layers)
+        why = "the zoo does not say where its dense layers sit (only a "
+              "few leading dense layers are exported; interleaved "
+              "patterns need --moe-layer-freq set by hand)";
     else if (!strcasecmp (j->w->precision, "fp16") && l->ep > 1)
         why = "expert parallelism does not run in fp16";
     if (!why)
