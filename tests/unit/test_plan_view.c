@@ -14,9 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "gpuplan/arch.h"
 #include "gpuplan/cluster.h"
+#include "gpuplan/export.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/report.h"
 #include "plan/plan_private.h"
 
 #define EXAMPLE GP_SOURCE_DIR "/examples/enterprise-plan.yaml"
@@ -302,8 +306,13 @@ static void test_option_cluster_example (void **state)
             assert_int_equal (p->cpus_per_node, 192); /* AWS: 192 vCPUs */
             assert_true (p->host_mem_bytes == 2048.0 * 1024 * 1024 * 1024);
         }
-        if (o->kind == GP_OPT_ONPREM)
+        if (o->kind == GP_OPT_ONPREM) {
             assert_int_equal (p->cpus_per_node, 0);
+            assert_true (o->pow.nodes_per_rack > 0);
+            assert_int_equal (p->nodes_per_rack, o->pow.nodes_per_rack);
+        } else {
+            assert_int_equal (p->nodes_per_rack, 0);
+        }
         assert_int_equal (c->n_teams, 3);
         long long sum = 0;
         static const char *const names[] = {"foundation", "applied",
@@ -508,6 +517,93 @@ static void test_profile_not_training (void **state)
     gp_doc_destroy (d);
 }
 
+/* The plan JSON's per-option "workloads" carry the same layouts. */
+static void test_json_workloads (void **state)
+{
+    (void)state;
+    json_t *j = gp_report_json (ex.res);
+    assert_non_null (j);
+    json_t *opts = json_object_get (j, "options");
+    for (size_t k = 0; k < ex.res->n_options; k++) {
+        const struct gp_plan_option *o = &ex.res->options[k];
+        json_t *ws = json_object_get (json_array_get (opts, k), "workloads");
+        assert_true (json_is_array (ws));
+        if (o->compute.code != 0)
+            continue;
+        assert_int_equal (json_array_size (ws), ex.spec->n_workloads);
+        for (size_t i = 0; i < ex.spec->n_workloads; i++) {
+            json_t *w = json_array_get (ws, i);
+            const struct gp_plan_wl_plan *p = &o->wl[i];
+            assert_string_equal (json_string_value (json_object_get (w,
+                                 "workload")), ex.spec->workloads[i].name);
+            assert_true (json_is_true (json_object_get (w, "sized")));
+            const char *key = p->kind == GP_WL_INFERENCE ? "gpus_per_replica"
+                                                         : "gpus";
+            long long want = p->kind == GP_WL_INFERENCE ? p->gpus_per_replica
+                                                        : p->gpus;
+            assert_int_equal (json_integer_value (json_object_get (w, key)),
+                              want);
+            if (p->kind != GP_WL_INFERENCE)
+                assert_int_equal (json_integer_value (json_object_get (
+                                      w, "grad_accum")),
+                                  p->grad_accum);
+        }
+    }
+    json_decref (j);
+}
+
+/* gp_export_render_plan: a cluster-level target on the option's cluster,
+ * Slurm not applicable to a cloud option, the month and option checked;
+ * 'all' either renders every target or fails naming one and returns
+ * none.
+ */
+static void test_render_plan (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    struct gp_export_plan p = {ex.spec, ex.res, ex.res->recommended};
+    struct gp_export *x = gp_export_render_plan (&p, GP_EXPORT_KUEUE, NULL,
+                                                 ex.cat, &err);
+    if (!x)
+        fail_msg ("%s", err.text);
+    assert_true (x->n_files >= 1 && !x->not_applicable[0]);
+    assert_non_null (strstr (x->files[0].text, "cohortName: enterprise-2027"));
+    gp_export_destroy (x);
+    p.option = gp_plan_option_index (ex.res, "aws-p5/mix", &err);
+    assert_true (p.option >= 0);
+    x = gp_export_render_plan (&p, GP_EXPORT_SLURM, NULL, ex.cat, &err);
+    assert_non_null (x);
+    assert_int_equal (x->n_files, 0);
+    assert_non_null (strstr (x->not_applicable, "cloud fleet"));
+    gp_export_destroy (x);
+    struct gp_export_opts o = {0};
+    o.month = 37; /* 36 months */
+    assert_null (gp_export_render_plan (&p, GP_EXPORT_KUEUE, &o, ex.cat,
+                                        &err));
+    assert_non_null (strstr (err.text, "(1 to 36)"));
+    o.month = 36;
+    x = gp_export_render_plan (&p, GP_EXPORT_KUEUE, &o, ex.cat, &err);
+    assert_non_null (x);
+    gp_export_destroy (x);
+    p.option = (int)ex.res->n_options;
+    assert_null (gp_export_render_plan (&p, GP_EXPORT_KUEUE, NULL, ex.cat,
+                                        &err));
+    p.option = ex.res->recommended;
+    struct gp_export *xs[GP_EXPORT__COUNT];
+    int rc = gp_export_render_plan_all (&p, NULL, ex.cat, xs, &err);
+    for (int t = 0; t < GP_EXPORT__COUNT; t++) {
+        if (rc != 0) {
+            assert_null (xs[t]);
+            continue;
+        }
+        assert_non_null (xs[t]);
+        assert_int_equal (xs[t]->target, t);
+        gp_export_destroy (xs[t]);
+    }
+    if (rc != 0)
+        assert_non_null (strstr (err.text, "export all: "));
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +615,8 @@ int main (void)
         cmocka_unit_test (test_option_index),
         cmocka_unit_test (test_profile_key),
         cmocka_unit_test (test_profile_not_training),
+        cmocka_unit_test (test_json_workloads),
+        cmocka_unit_test (test_render_plan),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

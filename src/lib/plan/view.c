@@ -204,6 +204,10 @@ struct gp_cluster *gp_plan_option_cluster (const struct gp_plan_spec *s,
     p->nodes = (int)o->nodes;
     p->scale_up_domain = o->scale_up_domain;
     p->net_bw_per_gpu = o->given_bw_per_gpu;
+    /* on-prem: the racks of the plan's power design */
+    if (o->kind == GP_OPT_ONPREM && o->power.code == 0
+        && o->pow.nodes_per_rack > 0)
+        p->nodes_per_rack = o->pow.nodes_per_rack;
     if (os->inst) {
         p->cpus_per_node = os->inst->vcpus;
         p->host_mem_bytes = os->inst->mem_bytes;
