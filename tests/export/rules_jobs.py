@@ -218,3 +218,54 @@ def _(doc, ctx):
     if per_pod % tp != 0:
         out.append(f"tensor-parallel groups of {tp} straddle pods of {per_pod} GPUs")
     return out
+
+
+def _int(a, k, default=None):
+    v = a.get(k)
+    return default if v in (None, True) else int(v)
+
+
+@rule("megatron.model-fits-layout", ["TrainJob", "JobSet"])
+def _(doc, ctx):
+    """What Megatron-LM asserts of the model arguments against the layout
+    (NVIDIA/Megatron-LM megatron/training/arguments.py validate_args and
+    megatron/core/transformer/transformer_config.py): the required model
+    arguments, heads and query groups per tensor-parallel rank, layers per
+    pipeline stage (or an uneven first/last stage), max position
+    embeddings >= sequence length, experts per expert-parallel rank."""
+    sh = job_shape(doc)
+    if sh is None:
+        return []
+    a = sh[3]
+    out = [f"no {k} (Megatron-LM requires it)" for k in
+           ("--num-layers", "--hidden-size", "--num-attention-heads",
+            "--max-position-embeddings") if _int(a, k) is None]
+    if out:
+        return out
+    tp, pp, _, ep = layout_of(a)
+    layers, heads = _int(a, "--num-layers"), _int(a, "--num-attention-heads")
+    if heads % tp:
+        out.append(f"{heads} attention heads are not a multiple of tp {tp}")
+    if a.get("--group-query-attention") is True:
+        g = _int(a, "--num-query-groups", 1)
+        if g % tp:
+            out.append(f"{g} query groups are not a multiple of tp {tp}")
+    first = _int(a, "--decoder-first-pipeline-num-layers")
+    last = _int(a, "--decoder-last-pipeline-num-layers")
+    if first is None and last is None:
+        if layers % pp:
+            out.append(f"{layers} layers are not a multiple of pp {pp}")
+    else:
+        mid = layers - (first or 0) - (last or 0)
+        if mid < 0 or (pp > 2 and mid % (pp - 2)) or (pp <= 2 and mid):
+            out.append(f"first {first} + last {last} layers do not leave "
+                       f"{layers} layers evenly to the middle stages of pp {pp}")
+    seq = _int(a, "--seq-length")
+    if seq is not None and _int(a, "--max-position-embeddings") < seq:
+        out.append(f"max position embeddings below the sequence length {seq}")
+    if ep > 1:
+        n = _int(a, "--num-experts")
+        if n is None or n % ep:
+            out.append(f"expert parallelism {ep} needs experts in multiples "
+                       f"of it (--num-experts {n})")
+    return out
