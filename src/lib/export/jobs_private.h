@@ -25,7 +25,8 @@
 /* The partition limit the Slurm export writes (MaxTime=7-00:00:00). */
 #define GP__JOBS_MAX_TIME_S (7 * 86400.0)
 
-#define GP__JOBS_MAX_ARGS 96
+#define GP__JOBS_MAX_ARGS 128   /* the most a job writes is 92; the
+                                   TrainJob CRD allows 128 args */
 
 /* One training or recurring workload of the plan, checked and ready to
  * write.
