@@ -237,6 +237,11 @@ void gp__y_qstr (struct gp__yaml *y, const char *s)
     scalar (y, s, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 }
 
+void gp__y_block (struct gp__yaml *y, const char *s)
+{
+    scalar (y, s, YAML_LITERAL_SCALAR_STYLE);
+}
+
 void gp__y_int (struct gp__yaml *y, long long v)
 {
     char buf[32];

@@ -74,6 +74,11 @@ void gp__y_seq_end (struct gp__yaml *y);
 void gp__y_str (struct gp__yaml *y, const char *s);
 /* A string scalar always double-quoted (e.g. weights kept as strings). */
 void gp__y_qstr (struct gp__yaml *y, const char *s);
+/* A multi-line string scalar as a literal block ('|'), e.g. a file held in
+ * a ConfigMap; the emitter falls back to double quotes when the text
+ * cannot be a literal block (trailing spaces, control characters).
+ */
+void gp__y_block (struct gp__yaml *y, const char *s);
 void gp__y_int (struct gp__yaml *y, long long v);
 /* A number in the shortest %.*g form that reads back as 'v'. */
 void gp__y_num (struct gp__yaml *y, double v);
