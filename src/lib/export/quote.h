@@ -74,9 +74,10 @@ void gp__y_seq_end (struct gp__yaml *y);
 void gp__y_str (struct gp__yaml *y, const char *s);
 /* A string scalar always double-quoted (e.g. weights kept as strings). */
 void gp__y_qstr (struct gp__yaml *y, const char *s);
-/* A multi-line string scalar as a literal block ('|'), e.g. a file held in
- * a ConfigMap; the emitter falls back to double quotes when the text
- * cannot be a literal block (trailing spaces, control characters).
+/* A multi-line string as a literal block scalar ("|"), e.g. a YAML file
+ * held in a ConfigMap key; libyaml falls back to double quotes when the
+ * text cannot be a block scalar (trailing spaces, control characters), so
+ * it always reads back as 's'.
  */
 void gp__y_block (struct gp__yaml *y, const char *s);
 void gp__y_int (struct gp__yaml *y, long long v);
