@@ -153,6 +153,19 @@ struct gp_export *gp_export_render_plan (const struct gp_export_plan *p,
                                          const struct gp_catalog *cat,
                                          gp_error_t *err);
 
+/* Every target, in enum order (the CLI's 'export all'), for option
+ * p->option: xs[t] = gp_export_render_plan (p, t, o, cat); a target that
+ * does not apply gives an export with no files and not_applicable set.
+ * Returns 0 with every xs[t] set (each freed with gp_export_destroy()),
+ * or the first failing target's error prefixed "export all: <target>: "
+ * (a target not yet built: GP_ENOTSUP naming it) with every xs[t] NULL.
+ */
+int gp_export_render_plan_all (const struct gp_export_plan *p,
+                               const struct gp_export_opts *o,
+                               const struct gp_catalog *cat,
+                               struct gp_export *xs[GP_EXPORT__COUNT],
+                               gp_error_t *err);
+
 /* Parse a Kueue API version, "v1beta1" or "v1beta2", into '*api' (1 or
  * 2).  Returns 0, or GP_EINVAL naming the accepted values.
  */

@@ -62,6 +62,15 @@ struct gp_out_file {
 int gp_write_dir_atomic (const char *dir, const struct gp_out_file *files,
                          size_t n_files, gp_error_t *err);
 
+/* gp_write_dir_atomic() for a set with one level of folders: a name may
+ * be "SUB/NAME" (both parts plain names), and SUB is created inside
+ * 'dir' with its files, in the same all-or-nothing step (a folder the
+ * step created is removed again when it fails).  Returns as
+ * gp_write_dir_atomic().
+ */
+int gp_write_tree_atomic (const char *dir, const struct gp_out_file *files,
+                          size_t n_files, gp_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -447,6 +447,9 @@ char *gp_plan_rules_text (const struct gp_plan_rules *r,
  */
 struct gp_plan_wl_plan {
     int sized;                  /* 1 when the planners sized it here */
+    char workload[GP_PLAN_NAME];    /* the spec workload's name (set
+                                     * whenever the option was sized) */
+    enum gp_wl_kind kind;           /* the spec workload's kind */
     /* training and recurring: one run's layout */
     long long gpus;             /* tp x pp x dp x cp */
     int tp, pp, dp, cp, ep, vpp;
@@ -751,6 +754,17 @@ struct gp_cluster *gp_plan_option_cluster (const struct gp_plan_spec *s,
                                            int option,
                                            const struct gp_catalog *cat,
                                            gp_error_t *err);
+
+/* The index in r->options of the option named 'name' (gp_plan_option
+ * .name, e.g. "aws-p5/mix"), or of the recommended option when 'name' is
+ * NULL or "".  The option must be sized (compute.code 0) and feasible:
+ * the exporters build only a decided cluster.  Returns the index (>= 0),
+ * or a negative GP_E* code with 'err' set: GP_ENOTFOUND listing the
+ * option names, GP_EINFEASIBLE naming the option and its violation (or
+ * when nothing is recommended), GP_EINVAL for NULL 'r'.
+ */
+int gp_plan_option_index (const struct gp_plan_result *r, const char *name,
+                          gp_error_t *err);
 
 /* Free 'r' with its log and sources; NULL is a no-op. */
 void gp_plan_result_destroy (struct gp_plan_result *r);

@@ -177,12 +177,24 @@ int gp_write_file_atomic (const char *path, const void *data, size_t n,
 
 /* ------------------------------ file sets ------------------------------ */
 
-static int check_names (const struct gp_out_file *f, size_t n,
+/* The length of the folder part of 'name' ("SUB/NAME": 3), 0 for a
+ * plain name.
+ */
+static size_t sub_len (const char *name)
+{
+    const char *slash = strchr (name, '/');
+    return slash ? (size_t)(slash - name) : 0;
+}
+
+/* 'sub': names may be "SUB/NAME", one folder level, each part plain. */
+static int check_names (const struct gp_out_file *f, size_t n, int sub,
                         gp_error_t *err)
 {
     for (size_t i = 0; i < n; i++) {
         const char *s = f[i].name;
-        if (!s || !*s || *s == '.' || strchr (s, '/') || strlen (s) > 200)
+        const char *base = s && sub && sub_len (s) ? s + sub_len (s) + 1 : s;
+        if (!s || !*s || *s == '.' || strchr (base, '/') || !*base
+            || *base == '.' || strlen (s) > 200)
             return gp_errprintf (err, GP_EINVAL,
                                  "output file name '%.60s' is not a plain "
                                  "name", s ? s : "");
@@ -204,9 +216,15 @@ static void remove_tmp (const char *tmp, const struct gp_out_file *f,
     for (size_t i = 0; i < n; i++) {
         snprintf (p, sizeof p, "%s/%s", tmp, f[i].name);
         unlink (p);
-        snprintf (p, sizeof p, "%s/.old-%s", tmp, f[i].name);
+        snprintf (p, sizeof p, "%s/.old-%zu", tmp, i);
         unlink (p);
     }
+    for (size_t i = 0; i < n; i++)
+        if (sub_len (f[i].name)) {
+            snprintf (p, sizeof p, "%s/%.*s", tmp, (int)sub_len (f[i].name),
+                      f[i].name);
+            rmdir (p);
+        }
     rmdir (tmp);
 }
 
@@ -216,10 +234,19 @@ static int fill_tmp (const char *tmp, const struct gp_out_file *f, size_t n,
 {
     char p[PATH_MAX];
     for (size_t i = 0; i < n; i++) {
+        if (sub_len (f[i].name)) { /* its folder, once */
+            snprintf (p, sizeof p, "%s/%.*s", tmp, (int)sub_len (f[i].name),
+                      f[i].name);
+            if (mkdir (p, 0777) != 0 && errno != EEXIST) {
+                fail (err, p, "cannot create");
+                remove_tmp (tmp, f, i);
+                return GP_EWRITE;
+            }
+        }
         snprintf (p, sizeof p, "%s/%s", tmp, f[i].name);
         if (write_new (p, f[i].data, f[i].n, 0) != 0) {
             fail (err, p, "write failed");
-            remove_tmp (tmp, f, i);
+            remove_tmp (tmp, f, i + 1); /* and the folder of file i */
             return GP_EWRITE;
         }
     }
@@ -240,11 +267,23 @@ static int commit_merge (const char *dir, const char *tmp,
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
     size_t i;
     int rc = 0;
+    /* the folders of "SUB/NAME" files that 'dir' lacks (removed again
+     * on a failure); had[i] bit 2 */
+    for (i = 0; rc == 0 && i < n; i++) {
+        if (!sub_len (f[i].name))
+            continue;
+        snprintf (to, sizeof to, "%s/%.*s", dir, (int)sub_len (f[i].name),
+                  f[i].name);
+        if (mkdir (to, 0777) == 0)
+            had[i] |= 2;
+        else if (errno != EEXIST)
+            rc = fail (err, to, "cannot create");
+    }
     for (i = 0; rc == 0 && i < n; i++) { /* keep the old files */
         snprintf (to, sizeof to, "%s/%s", dir, f[i].name);
-        snprintf (old, sizeof old, "%s/.old-%s", tmp, f[i].name);
+        snprintf (old, sizeof old, "%s/.old-%zu", tmp, i);
         if (link (to, old) == 0)
-            had[i] = 1;
+            had[i] |= 1;
         else if (errno != ENOENT)
             rc = fail (err, to, "cannot replace");
     }
@@ -257,11 +296,17 @@ static int commit_merge (const char *dir, const char *tmp,
     if (rc != 0 && i > 0) /* undo the renames that succeeded */
         for (size_t j = 0; j + 1 < i; j++) {
             snprintf (to, sizeof to, "%s/%s", dir, f[j].name);
-            snprintf (old, sizeof old, "%s/.old-%s", tmp, f[j].name);
-            if (had[j])
+            snprintf (old, sizeof old, "%s/.old-%zu", tmp, j);
+            if (had[j] & 1)
                 rename (old, to);
             else
                 unlink (to);
+        }
+    for (size_t j = 0; rc != 0 && j < n; j++)
+        if (had[j] & 2) {
+            snprintf (to, sizeof to, "%s/%.*s", dir, (int)sub_len (f[j].name),
+                      f[j].name);
+            rmdir (to);
         }
     free (had);
     remove_tmp (tmp, f, n);
@@ -269,12 +314,12 @@ static int commit_merge (const char *dir, const char *tmp,
     return rc;
 }
 
-int gp_write_dir_atomic (const char *dir, const struct gp_out_file *files,
-                         size_t n_files, gp_error_t *err)
+static int write_set (const char *dir, const struct gp_out_file *files,
+                      size_t n_files, int sub, gp_error_t *err)
 {
     if (!dir || !*dir)
         return gp_errprintf (err, GP_EINVAL, "empty output directory name");
-    if (check_names (files, n_files, err) != 0)
+    if (check_names (files, n_files, sub, err) != 0)
         return err ? err->code : GP_EINVAL;
     char tmp[PATH_MAX], parent[PATH_MAX];
     struct stat st;
@@ -318,4 +363,16 @@ int gp_write_dir_atomic (const char *dir, const struct gp_out_file *files,
         return fail (err, dir, "cannot create");
     }
     return 0;
+}
+
+int gp_write_dir_atomic (const char *dir, const struct gp_out_file *files,
+                         size_t n_files, gp_error_t *err)
+{
+    return write_set (dir, files, n_files, 0, err);
+}
+
+int gp_write_tree_atomic (const char *dir, const struct gp_out_file *files,
+                          size_t n_files, gp_error_t *err)
+{
+    return write_set (dir, files, n_files, 1, err);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "export_private.h"
+#include "gpuplan/plan.h"
 
 /* Indexed by enum gp_export_target. */
 static const struct gp_export_target_ops *const targets[] = {
@@ -77,12 +78,65 @@ struct gp_export *gp_export_render_plan (const struct gp_export_plan *p,
                                          const struct gp_catalog *cat,
                                          gp_error_t *err)
 {
-    (void)p;
-    (void)o;
-    (void)cat;
-    gp_errprintf (err, GP_ENOTSUP, "export %s --plan: not yet supported",
-                  gp_export_target_str (t));
-    return NULL;
+    struct gp_export_opts xo = {0};
+    if (o)
+        xo = *o;
+    if (!p || !p->spec || !p->result) {
+        gp_errprintf (err, GP_EINVAL, "export --plan: NULL plan");
+        return NULL;
+    }
+    const struct gp_plan_result *r = p->result;
+    if (p->option < 0 || (size_t)p->option >= r->n_options) {
+        gp_errprintf (err, GP_EINVAL, "export --plan: plan '%s' has no "
+                      "option %d", r->name, p->option);
+        return NULL;
+    }
+    const struct gp_plan_option *opt = &r->options[p->option];
+    if (xo.month < 0 || (size_t)xo.month > opt->n_periods) {
+        gp_errprintf (err, GP_EINVAL, "export --month %d: outside the "
+                      "horizon of plan '%s' (1 to %zu)",
+                      xo.month, r->name, opt->n_periods);
+        return NULL;
+    }
+    if (xo.net != GP_NET_NVIDIA_OPERATOR && xo.net != GP_NET_SRIOV) {
+        gp_errprintf (err, GP_EINVAL, "export: network flavour %d: "
+                      "expected nvidia or sriov", (int)xo.net);
+        return NULL;
+    }
+    struct gp_cluster *c = gp_plan_option_cluster (p->spec, r, p->option,
+                                                   cat, err);
+    if (!c)
+        return NULL;
+    xo.plan = p;
+    if (!xo.catalog)
+        xo.catalog = cat;
+    struct gp_export *x = gp_export_render_opts (c, t, &xo, err);
+    gp_cluster_destroy (c);
+    return x;
+}
+
+int gp_export_render_plan_all (const struct gp_export_plan *p,
+                               const struct gp_export_opts *o,
+                               const struct gp_catalog *cat,
+                               struct gp_export *xs[GP_EXPORT__COUNT],
+                               gp_error_t *err)
+{
+    if (!xs)
+        return gp_errprintf (err, GP_EINVAL, "export all: NULL argument");
+    for (size_t i = 0; i < N_TARGETS; i++)
+        xs[i] = NULL;
+    for (size_t i = 0; i < N_TARGETS; i++) {
+        xs[i] = gp_export_render_plan (p, (enum gp_export_target)i, o, cat,
+                                       err);
+        if (xs[i])
+            continue;
+        for (size_t k = 0; k < i; k++) {
+            gp_export_destroy (xs[k]);
+            xs[k] = NULL;
+        }
+        return gp_errprefix (err, "export all: %s", targets[i]->name);
+    }
+    return 0;
 }
 
 const char *gp_export_target_str (enum gp_export_target t)

@@ -208,6 +208,41 @@ static void add_busy (double *d, size_t T, double start, double months,
     }
 }
 
+/* The layout the training planner chose for workload 'wi' ('tr', at a
+ * global batch of 'batch' sequences), one run of 'sec' seconds and the
+ * reliability model's checkpoint interval (docs/formats/export.md,
+ * "Plan view").
+ */
+static void record_train_layout (struct plan_sizing *z, size_t wi,
+                                  const struct gp_train_result *tr,
+                                  const struct gp_train_job *job,
+                                  double batch, double sec,
+                                  double interval_s)
+{
+    struct gp_plan_wl_plan *p = &z->wl[wi];
+    const struct gp_layout *l = &tr->layout;
+    p->sized = 1;
+    p->tp = l->tp;
+    p->pp = l->pp;
+    p->dp = l->dp;
+    p->cp = l->cp;
+    p->ep = l->ep;
+    p->vpp = l->vpp;
+    p->gpus = (long long)l->tp * l->pp * l->dp * l->cp;
+    p->micro_batch = l->micro_batch;
+    p->global_batch = llround (batch);
+    long long per_step = (long long)l->micro_batch * l->dp;
+    p->grad_accum = per_step > 0 ? (int)(p->global_batch / per_step) : 0;
+    p->seq_len = job->seq_len;
+    snprintf (p->recompute, sizeof p->recompute, "%s",
+              gp_recompute_str (l->recompute));
+    snprintf (p->sharding, sizeof p->sharding, "%s",
+              gp_sharding_str (l->sharding));
+    p->step_s = tr->time.step_s;
+    p->run_days = sec / 86400;
+    p->ckpt_interval_s = interval_s;
+}
+
 /* A training run with a deadline: the fewest whole nodes that finish
  * it in time, by the training planner's deadline sizing (the same call
  * as `gpuplan train --days`), with the plan's reliability assumptions.
@@ -252,6 +287,8 @@ static int size_deadline (struct gp_plan_spec *s, struct plan_memo *memo,
             z->first_batch_fixed = !job->batch_free;
         }
         record_need (s, z, wi, m, &jb, hw, &tr);
+        record_train_layout (z, wi, &tr, job, sz.global_batch, sec,
+                             sz.rel.interval_s);
         z->job_gpus[wi] = n;
         z->job_s[wi] = sec;
         add_busy (z->demand, z->n_periods, w->start_month, sec / MONTH_S, n);
@@ -336,6 +373,8 @@ static int size_training (struct gp_plan_spec *s, struct plan_memo *memo,
         if (r > 0) {
             double sec = w->tokens / r;
             record_need (s, z, wi, &m, &job, &hw, &tr);
+            record_train_layout (z, wi, &tr, &job, job.global_batch, sec,
+                                 interval);
             z->job_gpus[wi] = n;
             z->job_s[wi] = sec;
             double gpus = w->runs_per_month * sec * n / MONTH_S;
@@ -351,13 +390,18 @@ static int size_training (struct gp_plan_spec *s, struct plan_memo *memo,
     return -1;
 }
 
+double gp_plan_service_rate (const struct gp_plan_workload *w, size_t t)
+{
+    return w->requests_per_s
+           * pow (1 + w->growth_per_quarter, (double)t / 3);
+}
+
 double gp_plan_service_gpus (const struct gp_plan_workload *w,
                              const struct plan_sizing *z, size_t wi, size_t t)
 {
     if (!(z->replica_rps[wi] > 0))
         return 0;
-    double r = w->requests_per_s
-               * pow (1 + w->growth_per_quarter, (double)t / 3);
+    double r = gp_plan_service_rate (w, t);
     double reps = ceil (r / z->replica_rps[wi] - 1e-9);
     if (reps < 1)
         reps = 1;
@@ -435,11 +479,35 @@ static double serve_gpu_months (const struct gp_plan_workload *w,
 {
     double sum = 0;
     for (size_t t = 0; t < n; t++) {
-        double r = w->requests_per_s
-                   * pow (1 + w->growth_per_quarter, (double)t / 3);
+        double r = gp_plan_service_rate (w, t);
         sum += fmax (ceil (r / rps - 1e-9), 1) * per;
     }
     return sum;
+}
+
+/* One replica of service 'wi' as the serving search chose it ('best' at
+ * serving precision 'prec'), on nodes of 'gpn' GPUs (docs/formats/
+ * export.md, "Plan view").  Call after z->replica_rps[wi] is set.
+ */
+static void record_serve_layout (struct plan_sizing *z, size_t wi,
+                                  const struct gp_infer_option *best,
+                                  const char *prec, int gpn)
+{
+    struct gp_plan_wl_plan *p = &z->wl[wi];
+    int per = best->gpus_per_replica > 0 ? best->gpus_per_replica : 1;
+    p->sized = 1;
+    p->tp = best->tp > 0 ? best->tp : 1;
+    p->pp = best->pp > 0 ? best->pp : 1;
+    p->ep = best->ep > 0 ? best->ep : 1;
+    p->dp = p->cp = p->vpp = 1;
+    p->gpus = per;
+    p->gpus_per_replica = per;
+    p->replica_nodes = gpn > 0 ? (per + gpn - 1) / gpn : 1;
+    snprintf (p->serve_precision, sizeof p->serve_precision, "%s", prec);
+    snprintf (p->engine, sizeof p->engine, "%s",
+              gp_engine_str (best->model.cfg.eng.engine));
+    p->replica_rps = z->replica_rps[wi];
+    p->max_num_seqs = best->model.cfg.eng.max_batch;
 }
 
 /* A service: the serving search at each precision it allows (its list,
@@ -513,6 +581,10 @@ static int size_inference (struct gp_plan_spec *s, struct plan_memo *memo,
     z->job_gpus[wi] = per;
     z->job_s[wi] = 0;
     z->replica_rps[wi] = rate * (1 - head);
+    record_serve_layout (z, wi, &best,
+                         w->n_precisions ? w->precisions[pick]
+                                         : w->precision,
+                         os->gpus_per_node);
     for (size_t t = 0; t < z->n_periods; t++) {
         double gpus = gp_plan_service_gpus (w, z, wi, t);
         z->demand[t] += gpus;
@@ -559,6 +631,9 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
     double trace_extra = 0; /* traces' concurrent peak over their mean */
     for (size_t i = 0; i < s->n_workloads; i++) {
         const struct gp_plan_workload *w = &s->workloads[i];
+        snprintf (z->wl[i].workload, sizeof z->wl[i].workload, "%s",
+                  w->name);
+        z->wl[i].kind = w->kind;
         /* What this workload adds to the demand (for spot_ok). */
         double before[GP_PLAN_MAX_PERIODS];
         memcpy (before, z->demand, sizeof before);

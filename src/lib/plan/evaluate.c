@@ -232,6 +232,8 @@ static void option_sized (struct plan_ctx *c, const struct plan_sizing *z,
               * o->gpus_per_node;
     o->basis = GP_BASIS_PLANNERS;
     o->sized_gpus = o->gpus;
+    /* the planners' layout per workload, for the exporters */
+    memcpy (o->wl, z->wl, sizeof o->wl);
 }
 
 /* A fleet size given in the spec: checked against the planners' demand,

@@ -69,7 +69,16 @@ struct plan_sizing {
     int first_batch_fixed;
     int n_services;
     char first_serve_precision[16];
+    /* per workload: the layout the planners chose (gp_plan_option.wl) */
+    struct gp_plan_wl_plan wl[GP_PLAN_MAX_WORKLOADS];
 };
+
+/* Requests/s of service 'w' in month 't' (0-based): requests_per_s grown
+ * by growth_per_quarter, (1 + g)^(t / 3).  The one monthly rate rule of
+ * the demand (gp_plan_service_gpus), the serving search's comparison and
+ * the day view (gp_plan_service_day).
+ */
+double gp_plan_service_rate (const struct gp_plan_workload *w, size_t t);
 
 /* GPUs service 'wi' (workload 'w') holds in month 't': its replicas at
  * that month's traffic (requests_per_s grown by growth_per_quarter),

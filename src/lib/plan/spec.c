@@ -99,6 +99,7 @@ struct wl_in {
     int kind;
     const json_t *allow_spot;
     const json_t *precision;    /* a name, or a list for a service */
+    const json_t *profile;      /* a service's day profile */
 };
 
 #define F(f) offsetof (struct wl_in, w.f)
@@ -140,6 +141,8 @@ static const struct gp_field wl_fields[] = {
     {"allow_spot", GP_F_NODE, offsetof (struct wl_in, allow_spot), 0, 0, 0,
      NULL, 0, 0},
     {"engine", GP_F_STRING, F (engine), 16, 0, 0, NULL, 0, 0},
+    {"profile", GP_F_NODE, offsetof (struct wl_in, profile), 0, 0, 0, NULL,
+     0, 0},
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef F
@@ -359,6 +362,46 @@ static int load_precision (const struct gp_doc *doc, const json_t *v,
     return 0;
 }
 
+/* A service's 'profile' (docs/formats/plan.md): 24 hourly shares of
+ * requests_per_s from 00:00, each in [0, 1], the busiest hour 1.
+ */
+static int load_profile (const struct gp_doc *doc, const json_t *v,
+                         const char *what, struct gp_plan_workload *w,
+                         gp_error_t *err)
+{
+    if (!v)
+        return 0;
+    if (w->kind != GP_WL_INFERENCE)
+        return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                              "%s.profile: for an inference service only",
+                              what);
+    if (!json_is_array (v) || json_array_size (v) != GP_PLAN_DAY_HOURS)
+        return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                              "%s.profile: expected a list of %d hourly "
+                              "shares (00:00 to 23:00)",
+                              what, GP_PLAN_DAY_HOURS);
+    double most = 0;
+    for (size_t h = 0; h < GP_PLAN_DAY_HOURS; h++) {
+        const json_t *e = json_array_get (v, h);
+        double x = json_number_value (e);
+        if (!json_is_number (e) || !(x >= 0 && x <= 1))
+            return gp_doc_errorf (doc, e, err, GP_EPARSE,
+                                  "%s.profile[%zu]: expected a share in "
+                                  "[0, 1] of requests_per_s",
+                                  what, h);
+        w->day_profile[h] = x;
+        most = fmax (most, x);
+    }
+    if (most != 1)
+        return gp_doc_errorf (doc, v, err, GP_EPARSE,
+                              "%s.profile: the busiest hour must be 1 (the "
+                              "shares are of requests_per_s, the peak the "
+                              "plan provisions); largest is %g",
+                              what, most);
+    w->n_day_profile = GP_PLAN_DAY_HOURS;
+    return 0;
+}
+
 static int load_workload (const struct gp_doc *doc, const json_t *j,
                           size_t i, struct gp_plan_spec *s,
                           const struct gp_zoo *zoo, gp_error_t *err)
@@ -412,6 +455,8 @@ static int load_workload (const struct gp_doc *doc, const json_t *j,
         }
     }
     if (load_precision (doc, in.precision, what, w, err) != 0)
+        return err ? err->code : GP_EPARSE;
+    if (load_profile (doc, in.profile, what, w, err) != 0)
         return err ? err->code : GP_EPARSE;
     enum gp_engine eng;
     gp_error_t e3 = {0};

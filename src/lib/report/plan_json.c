@@ -337,6 +337,52 @@ static json_t *rules_json (const struct gp_plan_rules *u,
     return j;
 }
 
+/* The planners' layout per workload (gp_plan_option.wl; docs/formats/
+ * plan.md, "workloads"): empty when the option was not sized.
+ */
+static json_t *workloads_json (const struct gp_plan_option *o)
+{
+    json_t *a = json_array ();
+    for (size_t i = 0; a && i < GP_PLAN_MAX_WORKLOADS && o->wl[i].workload[0];
+         i++) {
+        const struct gp_plan_wl_plan *p = &o->wl[i];
+        json_t *w = json_object ();
+        set (w, "workload", json_string (p->workload));
+        set (w, "kind", json_string (gp_wl_kind_str (p->kind)));
+        set (w, "sized", json_boolean (p->sized));
+        if (p->sized && p->kind == GP_WL_INFERENCE) {
+            set (w, "gpus_per_replica", json_integer (p->gpus_per_replica));
+            set (w, "replica_nodes", json_integer (p->replica_nodes));
+            set (w, "tp", json_integer (p->tp));
+            set (w, "pp", json_integer (p->pp));
+            set (w, "ep", json_integer (p->ep));
+            set (w, "serve_precision", json_string (p->serve_precision));
+            set (w, "engine", json_string (p->engine));
+            set (w, "replica_rps", json_real (p->replica_rps));
+            set (w, "max_num_seqs", json_integer (p->max_num_seqs));
+        } else if (p->sized) {
+            set (w, "gpus", json_integer (p->gpus));
+            set (w, "tp", json_integer (p->tp));
+            set (w, "pp", json_integer (p->pp));
+            set (w, "dp", json_integer (p->dp));
+            set (w, "cp", json_integer (p->cp));
+            set (w, "ep", json_integer (p->ep));
+            set (w, "vpp", json_integer (p->vpp));
+            set (w, "micro_batch", json_integer (p->micro_batch));
+            set (w, "grad_accum", json_integer (p->grad_accum));
+            set (w, "global_batch", json_integer (p->global_batch));
+            set (w, "seq_len", json_real (p->seq_len));
+            set (w, "recompute", json_string (p->recompute));
+            set (w, "sharding", json_string (p->sharding));
+            set (w, "step_s", json_real (p->step_s));
+            set (w, "run_days", json_real (p->run_days));
+            set (w, "checkpoint_interval_s", json_real (p->ckpt_interval_s));
+        }
+        json_array_append_new (a, w);
+    }
+    return a;
+}
+
 static json_t *option_json (const struct gp_plan_option *o)
 {
     json_t *j = json_object ();
@@ -399,6 +445,7 @@ static json_t *option_json (const struct gp_plan_option *o)
     set (j, "infrastructure", infrastructure_json (o));
     set (j, "tenancy", tenancy_json (o));
     set (j, "rules", rules_json (&o->rules, o));
+    set (j, "workloads", workloads_json (o));
     return j;
 }
 
