@@ -443,7 +443,8 @@ char *gp_plan_rules_text (const struct gp_plan_rules *r,
 /* What the planners chose for one workload on one option
  * (gp_plan_option.wl[i], i = the workload's index in the spec): the
  * layout that job manifests and serving objects are written from
- * (docs/formats/export.md).  All 0 / "" when not sized.
+ * (docs/formats/export.md).  All 0 / "" when not sized.  For a service
+ * gpus, tp, pp and ep are one replica's (dp = cp = vpp = 1).
  */
 struct gp_plan_wl_plan {
     int sized;                  /* 1 when the planners sized it here */

@@ -227,8 +227,8 @@ static int from_cluster (const struct req *q, struct gp_catalog *cat,
 static int check_req (const struct req *q, int plan_flags)
 {
     if (!q->cluster == !q->plan)
-        return cli_usage_error ("export: give one of --cluster SPEC.yaml "
-                                "and --plan PLAN.yaml");
+        return cli_usage_error ("export: --cluster SPEC.yaml is required "
+                                "(or --plan PLAN.yaml)");
     if (q->cluster && plan_flags)
         return cli_usage_error ("export: --option, --month, "
                                 "--network-operator and --hpa need --plan");
