@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcgm_fields.h"
 #include "quote.h"
 
 /* Grafana 10.0's dashboard schema; Grafana 11 migrates it on import. */
@@ -171,11 +172,11 @@ static void pool_panels (struct dash *d)
     target (d, p, "gpuplan:pool_gpus_idle:count{pool=~\"$pool\"}",
             "{{pool}} allocated, idle", 0);
     p = panel (d, "stat", "Pool power",
-               "Sum of DCGM_FI_DEV_POWER_USAGE per pool", 8, 6, "watt");
+               "Sum of " GP__DCGM_POWER_USAGE " per pool", 8, 6, "watt");
     target (d, p, "gpuplan:pool_power_watts:sum{pool=~\"$pool\"}", "{{pool}}",
             0);
     p = panel (d, "timeseries", "Pool GPU utilization",
-               "Average DCGM_FI_DEV_GPU_UTIL per pool; the lines are the "
+               "Average " GP__DCGM_GPU_UTIL " per pool; the lines are the "
                "alerts' 30 % and 90 %",
                24, 8, "percent");
     minmax (p, 0, 100);
@@ -189,13 +190,13 @@ static void gpu_panels (struct dash *d)
     json_t *p;
     row (d, "GPUs");
     p = panel (d, "timeseries", "GPU utilization",
-               "DCGM_FI_DEV_GPU_UTIL per GPU", 12, 8, "percent");
+               GP__DCGM_GPU_UTIL " per GPU", 12, 8, "percent");
     minmax (p, 0, 100);
     target (d, p,
             "gpuplan:gpu_util:with_pool{pool=~\"$pool\", node=~\"$node\"}",
             "{{node}} GPU {{gpu}}", 0);
     p = panel (d, "timeseries", "GPU framebuffer memory used",
-               "DCGM_FI_DEV_FB_USED per GPU (MiB)", 12, 8, "mbytes");
+               GP__DCGM_FB_USED " per GPU (MiB)", 12, 8, "mbytes");
     minmax (p, 0, 0);
     target (d, p,
             "gpuplan:gpu_fb_used_mib:with_pool{pool=~\"$pool\", "
@@ -203,7 +204,7 @@ static void gpu_panels (struct dash *d)
             "{{node}} GPU {{gpu}}", 0);
     row (d, "Nodes");
     p = panel (d, "timeseries", "Node GPU utilization",
-               "Average DCGM_FI_DEV_GPU_UTIL of each node's GPUs", 12, 8,
+               "Average " GP__DCGM_GPU_UTIL " of each node's GPUs", 12, 8,
                "percent");
     minmax (p, 0, 100);
     target (d, p,

@@ -72,4 +72,15 @@ int gp__k8s_team_limits (const struct gp_cluster *c, const struct gp_team *t,
  */
 int gp__mig_per_gpu (const char *profile, double mem_bytes);
 
+/* The GPU Operator MIG strategy of cluster 'c' (ClusterPolicy
+ * spec.mig.strategy, one per cluster), which names the resources every
+ * Kubernetes target writes (gp_pool_k8s_resources): "single" when every
+ * NVIDIA pool is partitioned with one and the same MIG profile, or when
+ * no pool uses MIG (then both strategies name nvidia.com/gpu); "mixed"
+ * when a pool lists more than one profile, MIG pools differ in profile,
+ * or whole-GPU NVIDIA pools sit beside MIG pools (so that a MIG device is
+ * never asked for as nvidia.com/gpu) (docs/formats/export-gpu-operator.md).
+ */
+const char *gp__mig_strategy (const struct gp_cluster *c);
+
 #endif

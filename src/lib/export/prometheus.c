@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcgm_fields.h"
 #include "quote.h"
 
 /* XID codes that need an operator (NVIDIA "XID Errors" catalogue): 48
@@ -38,11 +39,11 @@ static const char *const generic_rules[][2] = {
      "max by (node, pool) (label_replace(kube_node_labels"
      "{label_gpuplan_io_pool!=\"\"}, \"pool\", \"$1\", "
      "\"label_gpuplan_io_pool\", \"(.+)\"))"},
-    {"gpuplan:gpu_util:with_pool", GP_WITH_POOL ("DCGM_FI_DEV_GPU_UTIL")},
+    {"gpuplan:gpu_util:with_pool", GP_WITH_POOL (GP__DCGM_GPU_UTIL)},
     {"gpuplan:gpu_fb_used_mib:with_pool",
-     GP_WITH_POOL ("DCGM_FI_DEV_FB_USED")},
+     GP_WITH_POOL (GP__DCGM_FB_USED)},
     {"gpuplan:gpu_power_watts:with_pool",
-     GP_WITH_POOL ("DCGM_FI_DEV_POWER_USAGE")},
+     GP_WITH_POOL (GP__DCGM_POWER_USAGE)},
     {"gpuplan:pool_gpu_util:avg",
      "avg by (pool) (gpuplan:gpu_util:with_pool)"},
     {"gpuplan:pool_gpus_reporting:count",
@@ -246,6 +247,114 @@ static void team_alerts (const struct gp_cluster *c, struct gp__yaml *y,
     }
 }
 
+/* ============================ GPU health ============================== */
+
+/* Who and where, for every per-GPU summary. */
+#define GPU_AT "GPU {{ $labels.gpu }} on {{ $labels.Hostname }}{{ " \
+               "$labels.hostname }}"
+
+/* The clock-event reasons of each GPU under either name of the field
+ * (one series per GPU even when a CSV lists both names).
+ */
+#define CLOCK_REASONS "gpuplan:gpu_clock_event_reasons"
+
+/* Per-link-generation PCIe replay limit per minute, DCGM's health watch:
+ * ceil(1e-12 bit error rate x lane rate x 60 s x lanes), lane rates 2.5,
+ * 5, 8, 16, 32, 64 GT/s for generations 1 to 6: per lane and minute
+ * 0.48 x 2^(gen - 3) from generation 3 on (8 GT/s: 0.48), plus 0.03 and
+ * 0.06 for generations 1 and 2 (0.15, 0.3)
+ * (docs/formats/export-prometheus.md, "GPU health").
+ */
+#define PCIE_GEN GP__DCGM_PCIE_LINK_GEN
+#define PCIE_LIMIT                                                            \
+    "ceil(" GP__DCGM_PCIE_LINK_WIDTH " * (0.48 * 2 ^ (" PCIE_GEN " - 3) + "  \
+    "0.03 * (" PCIE_GEN " == bool 1) + 0.06 * (" PCIE_GEN " == bool 2)))"
+
+/* "sum of floor(R / bit) % 2 over the bits of 'mask' > 0": whether any
+ * bit of 'mask' is set in the reasons R (PromQL has no bitwise and).
+ */
+static void bits_set (struct sb *e, unsigned mask)
+{
+    const char *sep = "";
+    for (unsigned bit = 1; bit && bit <= mask; bit <<= 1)
+        if (mask & bit) {
+            gp__sb_printf (e, "%sfloor(" CLOCK_REASONS " / %u) %% 2", sep,
+                           bit);
+            sep = " + ";
+        }
+    gp__sb_printf (e, " > 0");
+}
+
+/* The GPU health alerts over DCGM fields the exported dcgm-exporter
+ * counters enable (dcgm_fields.h); thresholds from DCGM's health watches
+ * (DCGM FAIL -> critical, WARN -> warning), sources in
+ * docs/formats/export-prometheus.md.
+ */
+static void health_rules (struct gp__yaml *y, struct sb *e)
+{
+    record (y, CLOCK_REASONS,
+            "max without () ({__name__=~\"" GP__DCGM_CLOCK_EVENTS "|"
+            GP__DCGM_CLOCK_EVENTS_OLD "\"})",
+            NULL, NULL, NULL, NULL);
+    bits_set (e, GP__DCGM_CLOCKS_SW_THERMAL | GP__DCGM_CLOCKS_HW_THERMAL);
+    alert (y, &(struct alert){"GpuplanGPUThermalThrottle", e->s, "2m",
+                              "warning", NULL, NULL, NULL, NULL,
+                              GPU_AT " is slowed down for temperature "
+                              "(clock event SW_THERMAL or HW_THERMAL)"});
+    take (e);
+    bits_set (e, GP__DCGM_CLOCKS_HW_SLOWDOWN
+                     | GP__DCGM_CLOCKS_HW_POWER_BRAKE);
+    alert (y, &(struct alert){"GpuplanGPUPowerThrottle", e->s, "2m",
+                              "warning", NULL, NULL, NULL, NULL,
+                              GPU_AT " is slowed down by hardware (clock "
+                              "event HW_SLOWDOWN or HW_POWER_BRAKE): check "
+                              "power supply and cooling"});
+    take (e);
+    alert (y, &(struct alert){
+                  "GpuplanGPUTemperatureHigh",
+                  GP__DCGM_GPU_TEMP " >= (" GP__DCGM_GPU_MAX_OP_TEMP " > 0)",
+                  "5m", "warning", NULL, NULL, NULL, NULL,
+                  GPU_AT " at {{ $value }} C, at or above its maximum "
+                  "operating temperature"});
+    alert (y, &(struct alert){
+                  "GpuplanGPUMemoryTemperatureHigh",
+                  GP__DCGM_MEM_TEMP " >= (" GP__DCGM_MEM_MAX_OP_TEMP " > 0)",
+                  "5m", "warning", NULL, NULL, NULL, NULL,
+                  "Memory of " GPU_AT " at {{ $value }} C, at or above its "
+                  "maximum operating temperature (slowdown)"});
+    alert (y, &(struct alert){
+                  "GpuplanGPUThermalViolation",
+                  "increase(" GP__DCGM_THERMAL_VIOLATION "[5m]) > 0", NULL,
+                  "warning", NULL, NULL, NULL, NULL,
+                  GPU_AT " spent time throttled for temperature in the last "
+                  "5 minutes"});
+    alert (y, &(struct alert){
+                  "GpuplanGPUEccDoubleBit", GP__DCGM_ECC_DBE_VOL " > 0", NULL,
+                  "critical", NULL, NULL, NULL, NULL,
+                  GPU_AT " has {{ $value }} double-bit ECC errors since the "
+                  "driver loaded: drain the node and reset the GPU"});
+    alert (y, &(struct alert){
+                  "GpuplanGPURowRemapFailure",
+                  GP__DCGM_ROW_REMAP_FAILURE " > 0", NULL, "critical", NULL,
+                  NULL, NULL, NULL,
+                  GPU_AT " failed to remap a memory row: drain the node; "
+                  "the GPU counts towards replacement"});
+    alert (y, &(struct alert){
+                  "GpuplanGPUNVLinkErrors",
+                  "increase(" GP__DCGM_NVLINK_REPLAY "[5m]) > 0 or increase("
+                  GP__DCGM_NVLINK_RECOVERY "[5m]) > 0",
+                  NULL, "critical", NULL, NULL, NULL, NULL,
+                  GPU_AT " reported NVLink replay or recovery errors in the "
+                  "last 5 minutes"});
+    alert (y, &(struct alert){
+                  "GpuplanGPUPCIeReplays",
+                  "rate(" GP__DCGM_PCIE_REPLAY "[5m]) * 60 > " PCIE_LIMIT,
+                  NULL, "warning", NULL, NULL, NULL, NULL,
+                  GPU_AT " at {{ $value | humanize }} PCIe replays per "
+                  "minute, above DCGM's limit for its link generation and "
+                  "width"});
+}
+
 static void header (const struct gp_cluster *c, struct sb *b)
 {
     gp__sb_printf (b, "# Prometheus rules for cluster '");
@@ -254,6 +363,10 @@ static void header (const struct gp_cluster *c, struct sb *b)
                       "# Inputs: DCGM exporter metrics and kube-state-metrics' "
                       "kube_node_labels with the\n# node label gpuplan.io/pool "
                       "(docs/formats/export-prometheus.md).\n"
+                      "# The GPU health alerts read DCGM fields that "
+                      "dcgm-exporter's default counters\n# leave out: "
+                      "enable them with the dcgm-metrics.csv of 'gpuplan "
+                      "export gpu-operator'.\n"
                       "# Check with: promtool check rules <this file>\n");
     for (size_t i = 0; i < c->n_pools; i++)
         if (!is_dcgm (&c->pools[i])) {
@@ -294,7 +407,7 @@ static void rules (const struct gp_cluster *c, struct gp__yaml *y,
         if (is_dcgm (&c->pools[i]))
             pool_alerts (&c->pools[i], y, e, s);
     for (size_t i = 0; i < sizeof xid_critical / sizeof *xid_critical; i++)
-        gp__sb_printf (e, "%sDCGM_FI_DEV_XID_ERRORS == %d", i ? " or " : "",
+        gp__sb_printf (e, "%s" GP__DCGM_XID " == %d", i ? " or " : "",
                        xid_critical[i]);
     alert (y, &(struct alert){"GpuplanGPUXidCritical", e->s, NULL, "critical",
                               NULL, NULL, NULL, NULL,
@@ -305,6 +418,19 @@ static void rules (const struct gp_cluster *c, struct gp__yaml *y,
     team_alerts (c, y, l, e, s);
     gp__y_seq_end (y);
     gp__y_map_end (y);
+    int dcgm = 0;
+    for (size_t i = 0; i < c->n_pools; i++)
+        dcgm |= is_dcgm (&c->pools[i]);
+    if (dcgm) {
+        gp__y_map (y);
+        snprintf (group, sizeof group, "gpuplan-%s-health", c->name);
+        gp__y_kstr (y, "name", group);
+        gp__y_key (y, "rules");
+        gp__y_seq (y);
+        health_rules (y, e);
+        gp__y_seq_end (y);
+        gp__y_map_end (y);
+    }
     gp__y_seq_end (y);
     gp__y_map_end (y);
     gp__y_doc_end (y);

@@ -122,6 +122,26 @@ int gp_pool_k8s_resources (const struct gp_pool *p, const char *strategy,
     return p->n_mig;
 }
 
+const char *gp__mig_strategy (const struct gp_cluster *c)
+{
+    const char *profile = NULL;
+    int whole = 0, mig = 0;
+    for (size_t i = 0; c && i < c->n_pools; i++) {
+        const struct gp_pool *p = &c->pools[i];
+        if (!is_nvidia (p))
+            continue;
+        if (p->n_mig <= 0) {
+            whole = 1;
+            continue;
+        }
+        if (p->n_mig > 1 || (profile && strcmp (profile, p->mig[0])))
+            return "mixed";
+        profile = p->mig[0];
+        mig = 1;
+    }
+    return mig && whole ? "mixed" : "single";
+}
+
 /* ======================= resources of a cluster ======================== */
 
 /* Host CPUs and memory per node of pool 'p': the spec's values, else the
@@ -207,7 +227,7 @@ int gp__k8s_res_build (struct gp__k8s_res *r, const struct gp_cluster *c,
     for (size_t i = 0; i < c->n_pools; i++) {
         char names[GP_MIG_MAX + 1][64];
         long long counts[GP_MIG_MAX + 1];
-        int n = gp_pool_k8s_resources (&c->pools[i], GP__K8S_MIG_STRATEGY,
+        int n = gp_pool_k8s_resources (&c->pools[i], gp__mig_strategy (c),
                                        names, counts, GP_MIG_MAX + 1, err);
         if (n < 0) {
             gp__k8s_res_free (r);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Check 'gpuplan export prometheus' with Prometheus' own tool: the rules
 # must pass 'promtool check rules' and the hand-worked unit tests
-# rules_test.yml (cluster.yaml) and mixed_test.yml (mixed.yaml) with
-# 'promtool test rules'.  promtool (Debian package 'prometheus',
+# rules_test.yml (cluster.yaml), health_test.yml (the GPU health alerts,
+# cluster.yaml) and mixed_test.yml (mixed.yaml) with 'promtool test rules'.  promtool (Debian package 'prometheus',
 # scripts/deps.sh) is required: without it the test fails.
 set -euo pipefail
 GP=$1
@@ -19,7 +19,8 @@ trap 'rm -rf "$TMP"' EXIT
   --out "$TMP/shared" 2>/dev/null
 promtool check rules --lint-fatal "$TMP/tiny/gpuplan-rules.yml" \
   "$TMP/mixed/gpuplan-rules.yml" "$TMP/shared/gpuplan-rules.yml"
-cp "$HERE/rules_test.yml" "$TMP/tiny/"
+cp "$HERE/rules_test.yml" "$HERE/health_test.yml" "$TMP/tiny/"
 cp "$HERE/mixed_test.yml" "$TMP/mixed/"
-promtool test rules "$TMP/tiny/rules_test.yml" "$TMP/mixed/mixed_test.yml"
-echo "3 passed, 0 failed"
+promtool test rules "$TMP/tiny/rules_test.yml" "$TMP/tiny/health_test.yml" \
+  "$TMP/mixed/mixed_test.yml"
+echo "4 passed, 0 failed"
