@@ -463,6 +463,52 @@ static long run_retire (struct engine *e, long s)
     return left;
 }
 
+/* Which of the attention's two times (gp__infer_attn_time: the KV stream
+ * and the attention FLOPs, both proportional to the context) is the larger
+ * at every context: 1 the KV stream, -1 the FLOPs, 0 too close to tell.
+ * Each time is the context times a per-token ratio with at most three
+ * roundings (relative error 2^-53 each); when the two ratios differ by more
+ * than a factor 1 + 1e-9, far beyond those errors, the computed times
+ * compare the same way for every context > 0 (at 0 both are +0).  The
+ * run then computes only the larger one, with the same operations, so the
+ * same bits (docs/model/inference.md, "Simulator speed").
+ */
+static int attn_winner (const struct gp__attn_coef *a)
+{
+    double kv = a->kv_bytes_per_token / a->bw;
+    double af = a->flops_per_ctx / a->n / a->attn_peak;
+    if (!(kv > 1e-290 && kv < 1e290 && af > 1e-290 && af < 1e290))
+        return 0;
+    if (kv > af * (1.0 + 1e-9))
+        return 1;
+    if (af > kv * (1.0 + 1e-9))
+        return -1;
+    return 0;
+}
+
+/* gp__infer_decode_time with the attention's winner known ('win' from
+ * attn_winner): the same operations on the same values.
+ */
+static inline double decode_time_w (const struct gp__decode_step *d,
+                                    int win, double ctx)
+{
+    double c = d->pp != 1.0 ? ctx / d->pp : ctx;
+    double attn;
+    if (win > 0) {
+        attn = c * d->a.kv_bytes_per_token / d->a.bw;
+    } else if (win < 0) {
+        double af = d->a.flops_per_ctx * c;
+        if (d->a.n != 1.0)
+            af /= d->a.n;
+        attn = af / d->a.attn_peak;
+    } else {
+        double kvb, af;
+        attn = gp__infer_attn_time (&d->a, c, c, &kvb, &af);
+    }
+    double st = d->gemm + attn + d->comm + d->fixed;
+    return d->pp * st + d->iter_overhead + d->seq_overhead;
+}
+
 /* Decode steps of one decode set up to 'most', each followed by the next
  * step's start; '*stop' when that start ends the run.  Returns the steps.
  */
@@ -473,9 +519,10 @@ static long run_steps (struct engine *e, const struct gp__decode_step *d,
     long long ctx = (long long)e->dec_ctx; /* a whole number of tokens */
     double kv_step = e->E->reserve_full ? 0.0 : (double)n_dec;
     long s = 0;
+    int win = attn_winner (&d->a);
     *stop = 0;
     while (s < most) {
-        e->t += gp__infer_decode_time (d, (double)ctx);
+        e->t += decode_time_w (d, win, (double)ctx);
         s++;
         ctx += n_dec;
         e->kv_used += kv_step; /* whole tokens: exact */
@@ -623,6 +670,78 @@ static void sort_values (double *v, size_t n, uint64_t *k)
     }
 }
 
+/* The k-th smallest (0-based) of the n values of 'v' (no NaN), the value
+ * v[k] holds once 'v' is sorted: a quickselect (median-of-three pivot,
+ * insertion sort under 16 values) that permutes 'v'.  After 64 rounds
+ * (a sample that defeats the pivots) the rest is sorted.  The values are
+ * never -0 (differences of equal times are +0), so equal keys are equal
+ * values and the answer is the sorted array's, bit for bit.
+ */
+static double kth_smallest (double *v, size_t n, size_t k, uint64_t *keys)
+{
+    size_t lo = 0, hi = n - 1;
+    for (int round = 0; hi > lo; round++) {
+        if (hi - lo < 16 || round == 64) {
+            if (hi - lo < 16) {
+                for (size_t i = lo + 1; i <= hi; i++) {
+                    double x = v[i];
+                    size_t j = i;
+                    for (; j > lo && v[j - 1] > x; j--)
+                        v[j] = v[j - 1];
+                    v[j] = x;
+                }
+            } else {
+                sort_values (v + lo, hi - lo + 1, keys);
+            }
+            break;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double p = a < b ? (b < c ? b : (a < c ? c : a))
+                         : (a < c ? a : (b < c ? c : b));
+        size_t i = lo, j = hi;
+        for (;;) { /* Hoare: [lo, j] <= p <= [i, hi], j < i */
+            while (v[i] < p)
+                i++;
+            while (v[j] > p)
+                j--;
+            if (i >= j)
+                break;
+            double t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        if (i == j) { /* v[i] == p, in its place */
+            if (k == i)
+                break;
+            if (k < i)
+                hi = i - 1;
+            else
+                lo = i + 1;
+        } else if (k <= j) {
+            hi = j;
+        } else if (k >= i) {
+            lo = i;
+        } else {
+            break; /* between: equal to the pivot */
+        }
+    }
+    return v[k];
+}
+
+/* gp__percentile of 'v' as if sorted (nearest rank): its k-th value. */
+static double pct (double *v, size_t n, double p, uint64_t *keys)
+{
+    if (n == 0)
+        return 0;
+    size_t k = (size_t)ceil (p * (double)n);
+    if (k < 1)
+        k = 1;
+    if (k > n)
+        k = n;
+    return kth_smallest (v, n, k - 1, keys);
+}
+
 /* Statistics over the measured window (warm-up requests skipped). */
 static void statistics (struct engine *e, struct gp_sim_result *res)
 {
@@ -635,14 +754,19 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
         skip = conc < n / 2 ? conc : n / 4;
     else if (w->arrivals == GP_ARR_POISSON)
         skip = n / 10;
-    /* order of completion: sort done times to find the window start */
+    /* order of completion: the skip-th and the last done time (the
+     * window's start and end) */
     double *done_t = e->s_e2e; /* reuse as scratch, refilled below */
-    for (int i = 0; i < n; i++)
+    double t_end = 0;
+    for (int i = 0; i < n; i++) {
         done_t[i] = R[i].t_done;
-    sort_values (done_t, (size_t)n, e->keys);
-    double t0 = (skip > 0 && w->arrivals == GP_ARR_CLOSED) ? done_t[skip - 1]
-                                                         : 0.0;
-    double t_end = done_t[n - 1];
+        if (i == 0 || done_t[i] > t_end)
+            t_end = done_t[i];
+    }
+    double t0 = (skip > 0 && w->arrivals == GP_ARR_CLOSED)
+                    ? kth_smallest (done_t, (size_t)n, (size_t)skip - 1,
+                                    e->keys)
+                    : 0.0;
     double tok = 0, out_sum = 0;
     size_t k = 0, kt = 0;
     for (int i = 0; i < n; i++) {
@@ -676,17 +800,14 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     }
     res->ttft_mean_s = mean_of (e->s_ttft, k);
     res->tpot_mean_s = mean_of (e->s_tpot, kt);
-    sort_values (e->s_ttft, k, e->keys);
-    sort_values (e->s_tpot, kt, e->keys);
-    sort_values (e->s_e2e, k, e->keys);
-    sort_values (e->s_q, k, e->keys);
-    res->ttft_p50_s = gp__percentile (e->s_ttft, k, 0.50);
-    res->ttft_p95_s = gp__percentile (e->s_ttft, k, 0.95);
-    res->ttft_p99_s = gp__percentile (e->s_ttft, k, 0.99);
-    res->tpot_p50_s = gp__percentile (e->s_tpot, kt, 0.50);
-    res->tpot_p95_s = gp__percentile (e->s_tpot, kt, 0.95);
-    res->e2e_p95_s = gp__percentile (e->s_e2e, k, 0.95);
-    res->queue_p95_s = gp__percentile (e->s_q, k, 0.95);
+    /* nearest-rank percentiles: selected, not sorted (the same values) */
+    res->ttft_p50_s = pct (e->s_ttft, k, 0.50, e->keys);
+    res->ttft_p95_s = pct (e->s_ttft, k, 0.95, e->keys);
+    res->ttft_p99_s = pct (e->s_ttft, k, 0.99, e->keys);
+    res->tpot_p50_s = pct (e->s_tpot, kt, 0.50, e->keys);
+    res->tpot_p95_s = pct (e->s_tpot, kt, 0.95, e->keys);
+    res->e2e_p95_s = pct (e->s_e2e, k, 0.95, e->keys);
+    res->queue_p95_s = pct (e->s_q, k, 0.95, e->keys);
     res->mean_batch = e->iters ? e->batch_sum / e->iters : 0;
     res->max_batch_seen = e->max_b;
     res->kv_peak_frac = e->cap > 0 ? e->kv_peak / e->cap : 0;
