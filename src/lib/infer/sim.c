@@ -34,6 +34,17 @@ struct req {
     int chunk;        /* prompt tokens scheduled in this iteration */
     double kv;        /* KV tokens allocated */
     int admitted;
+    int in_d;         /* decoding, credited lazily since step g0 */
+    int fin;          /* finished in this step (lazy step) */
+    long g0;
+};
+
+/* A decoder's place in the finish heap: the lazy step count at which it
+ * emits its last token.
+ */
+struct hent {
+    long key;
+    int id;
 };
 
 static double rng_u01 (uint64_t *s)
@@ -124,6 +135,17 @@ struct engine {
     int n_dec, n_pre;      /* this iteration: decoders, prefills */
     int jump;              /* take decode-only runs in one go */
     double dec_ctx;
+    /* The lazy general step (jump 1; see lazy_step): the decoders are
+     * run[0, n_d), prompts still to fill run[n_d, n_run); decoders are
+     * credited one token per step through the step count G, their
+     * context sum kept in ctx_d, their finishing steps in a min-heap.
+     */
+    int lazy_ok;           /* the lazy state matches run[] */
+    int n_d;
+    long G;
+    long long ctx_d;
+    struct hent *heap;
+    int n_heap, cap_heap;
 };
 
 static void engine_free (struct engine *e)
@@ -131,6 +153,7 @@ static void engine_free (struct engine *e)
     free (e->R), free (e->run), free (e->wq), free (e->pre);
     free (e->s_ttft), free (e->s_tpot), free (e->s_e2e), free (e->s_q);
     free (e->keys);
+    free (e->heap);
 }
 
 static int engine_alloc (struct engine *e, gp_error_t *err)
@@ -145,8 +168,10 @@ static int engine_alloc (struct engine *e, gp_error_t *err)
     e->s_e2e = calloc (n, sizeof (double));
     e->s_q = calloc (n, sizeof (double));
     e->keys = calloc (2 * n, sizeof *e->keys);
+    e->cap_heap = 2 * e->n + 16;
+    e->heap = calloc ((size_t)e->cap_heap, sizeof *e->heap);
     if (!e->R || !e->run || !e->wq || !e->pre || !e->s_ttft || !e->s_tpot
-        || !e->s_e2e || !e->s_q || !e->keys) {
+        || !e->s_e2e || !e->s_q || !e->keys || !e->heap) {
         engine_free (e);
         return gp_errprintf (err, GP_ENOMEM, "simulate: out of memory");
     }
@@ -291,9 +316,10 @@ static void decode_set (struct engine *e)
 }
 
 /* The load of this iteration: decoders first within the token budget,
- * then prefill chunks in admission order.
+ * then prefill chunks in admission order: the prompts run[base + i] (the
+ * lazy state) or, with 'base' -1, run[pre[i]].
  */
-static void build_load (struct engine *e, struct gp_iter_load *L)
+static void build_load (struct engine *e, struct gp_iter_load *L, int base)
 {
     const struct gp_engine_params *E = e->E;
     memset (L, 0, sizeof *L);
@@ -317,7 +343,7 @@ static void build_load (struct engine *e, struct gp_iter_load *L)
     }
     double pre_tok = 0;
     for (int i = 0; i < e->n_pre; i++) {
-        struct req *q = &e->R[e->run[e->pre[i]]];
+        struct req *q = &e->R[e->run[base >= 0 ? base + i : e->pre[i]]];
         int left = q->target - q->prefilled;
         int chunk = left;
         if (E->chunked_prefill) {
@@ -590,6 +616,302 @@ static long decode_run (struct engine *e)
     return total;
 }
 
+/* ------------------------- the lazy general step ----------------------
+ *
+ * A general step (some prompt still filling) gives every decoder one
+ * token; the eager loop (decode_set, build_load, apply_step) visits every
+ * running request for that, O(batch) a step.  The lazy step visits only
+ * the prompts it fills and the requests that finish (docs/model/
+ * inference.md, "Simulator speed"):
+ *  - run[] is always the decoders, then the prompts still filling, each in
+ *    admission order (admission appends prompts; prompts are filled in
+ *    order, so those that complete are the first ones and join the end of
+ *    the decoders; preemption takes the newest from the end);
+ *  - a decoder's tokens are q->gen + (G - q->g0) (its KV likewise with
+ *    incremental allocation), G counting the lazy steps;
+ *  - the decoders' context sum is kept in ctx_d (whole tokens, exact);
+ *  - a min-heap holds the step at which each decoder emits its last token.
+ * The numbers are the eager loop's: token counts are integers, summed
+ * exactly in any order, and the clock takes the same iteration times in
+ * the same order.  Decode-only runs and a step with more decoders than the
+ * token budget use the eager code on materialized requests
+ * (lazy_flush); the next lazy step rebuilds the state (lazy_rebuild).
+ * tests/unit/test_infer_sim_runs.c compares the two bit for bit.
+ */
+
+static void heap_push (struct engine *e, long key, int id)
+{
+    struct hent *h = e->heap;
+    int i = e->n_heap++;
+    while (i > 0 && h[(i - 1) / 2].key > key) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i].key = key;
+    h[i].id = id;
+}
+
+static void heap_pop (struct engine *e)
+{
+    struct hent *h = e->heap;
+    struct hent x = h[--e->n_heap];
+    int i = 0, n = e->n_heap;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].key < h[c].key)
+            c++;
+        if (h[c].key >= x.key)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n > 0)
+        h[i] = x;
+}
+
+/* The step at which decoder 'q' (in_d) emits its last token. */
+static long fin_key (const struct req *q)
+{
+    return (long)(q->out - q->gen) + q->g0;
+}
+
+/* Make 'q' a lazily credited decoder from step G on. */
+static void lazy_join (struct engine *e, struct req *q, int id)
+{
+    q->in_d = 1;
+    q->g0 = e->G;
+    e->n_d++;
+    e->ctx_d += q->in + q->gen;
+    if (e->n_heap < e->cap_heap) {
+        heap_push (e, fin_key (q), id);
+        return;
+    }
+    e->n_heap = 0; /* full of stale entries: the live ones, 'q' included */
+    for (int j = 0; j < e->n_run; j++) {
+        const struct req *r = &e->R[e->run[j]];
+        if (r->in_d && !r->fin)
+            heap_push (e, fin_key (r), e->run[j]);
+    }
+}
+
+/* Credit decoder 'q' its lazy tokens; it leaves the lazy state. */
+static void lazy_settle (struct engine *e, struct req *q)
+{
+    long c = e->G - q->g0;
+    q->gen += (int)c;
+    if (!e->E->reserve_full)
+        q->kv += (double)c;
+    q->in_d = 0;
+}
+
+/* Every decoder settled, for the eager code. */
+static void lazy_flush (struct engine *e)
+{
+    if (!e->lazy_ok)
+        return;
+    for (int j = 0; j < e->n_d; j++)
+        lazy_settle (e, &e->R[e->run[j]]);
+    e->lazy_ok = 0;
+}
+
+/* The lazy state from settled requests: 0, or -1 when run[] is not
+ * decoders then prompts (then the eager code runs the step).
+ */
+static int lazy_rebuild (struct engine *e)
+{
+    e->n_d = 0;
+    e->ctx_d = 0;
+    e->n_heap = 0;
+    int j = 0;
+    while (j < e->n_run && is_decoding (&e->R[e->run[j]]))
+        j++;
+    for (int k = j; k < e->n_run; k++)
+        if (e->R[e->run[k]].prefilled >= e->R[e->run[k]].target)
+            return -1;
+    for (int k = 0; k < j; k++)
+        lazy_join (e, &e->R[e->run[k]], e->run[k]);
+    e->lazy_ok = 1;
+    return 0;
+}
+
+/* decode_set on the lazy state: the decode set, and the preemptions of
+ * incremental KV (the newest first).
+ */
+static void lazy_decode_set (struct engine *e)
+{
+    e->n_dec = e->n_d;
+    e->dec_ctx = (double)e->ctx_d;
+    e->n_pre = e->n_run - e->n_d;
+    if (e->E->reserve_full)
+        return;
+    while (e->kv_used + e->n_dec > e->cap && e->n_run > 1) {
+        int v = e->run[--e->n_run];
+        struct req *q = &e->R[v];
+        if (e->n_run < e->n_d) { /* a decoder */
+            lazy_settle (e, q);
+            e->n_d--;
+            e->n_dec--;
+            e->ctx_d -= q->in + q->gen;
+            e->dec_ctx = (double)e->ctx_d;
+        }
+        e->kv_used -= q->kv;
+        q->kv = 0;
+        q->target = q->in + q->gen;
+        q->prefilled = 0;
+        e->wq_head = (e->wq_head - 1 + e->n) % e->n;
+        e->wq[e->wq_head] = v;
+        e->wq_len++;
+        e->preempt++;
+    }
+    e->n_pre = e->n_run - e->n_d;
+}
+
+/* A request that finished at this step, as apply_step retires it. */
+static void lazy_retire (struct engine *e, struct req *q, long long *kv_add)
+{
+    q->fin = 1;
+    q->t_done = e->t;
+    *kv_add -= (long long)q->kv;
+    q->kv = 0;
+    e->done++;
+    if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
+        e->R[e->n_created].arrival = e->t;
+        e->n_created++;
+    }
+}
+
+static long long lazy_finish (struct engine *e, int *n_fin);
+static void lazy_compact (struct engine *e);
+
+/* apply_step on the lazy state (every decoder in the load): one token to
+ * every decoder, the filled prompts advanced (those complete become
+ * decoders), the finished retired.
+ */
+static void lazy_apply (struct engine *e)
+{
+    long long kv_add = 0;
+    int n_fin = 0, n_old = e->n_d;
+    e->G++;
+    e->ctx_d += n_old;
+    if (!e->E->reserve_full)
+        kv_add += n_old;
+    for (int j = n_old; j < e->n_run; j++) { /* the filled prompts */
+        int id = e->run[j];
+        struct req *q = &e->R[id];
+        if (q->chunk <= 0)
+            break; /* the rest got no tokens */
+        q->prefilled += q->chunk;
+        q->chunk = 0;
+        if (q->prefilled < q->target)
+            break; /* a partial chunk is the last */
+        if (q->gen == 0) {
+            q->gen = 1;
+            q->t_first = e->t;
+            if (q->gen >= q->out) {
+                lazy_retire (e, q, &kv_add);
+                n_fin++;
+                continue;
+            }
+        }
+        lazy_join (e, q, id);
+    }
+    kv_add += lazy_finish (e, &n_fin);
+    if (n_fin)
+        lazy_compact (e);
+    e->kv_used += (double)kv_add;
+    if (e->kv_used > e->kv_peak)
+        e->kv_peak = e->kv_used;
+}
+
+
+/* The first live entry of the finish heap (stale ones dropped): the step
+ * at which the next decoder finishes.  The heap holds every decoder.
+ */
+static long lazy_next_fin (struct engine *e)
+{
+    while (e->n_heap > 0) {
+        const struct req *q = &e->R[e->heap[0].id];
+        if (q->in_d && !q->fin && fin_key (q) == e->heap[0].key)
+            return e->heap[0].key;
+        heap_pop (e);
+    }
+    return LONG_MAX;
+}
+
+/* Retire the decoders whose last token came at step G, as apply_step and
+ * run_retire do; returns minus the KV tokens they held.
+ */
+static long long lazy_finish (struct engine *e, int *n_fin)
+{
+    long long delta = 0; /* minus the KV tokens freed */
+    while (lazy_next_fin (e) <= e->G) {
+        struct req *q = &e->R[e->heap[0].id];
+        heap_pop (e);
+        lazy_settle (e, q);
+        e->ctx_d -= q->in + q->gen;
+        e->n_d--;
+        lazy_retire (e, q, &delta);
+        (*n_fin)++;
+    }
+    return delta;
+}
+
+/* Drop the requests lazy_retire marked from run[], keeping the order. */
+static void lazy_compact (struct engine *e)
+{
+    int keep = 0;
+    for (int j = 0; j < e->n_run; j++) {
+        int id = e->run[j];
+        if (e->R[id].fin)
+            e->R[id].fin = 0;
+        else
+            e->run[keep++] = id;
+    }
+    e->n_run = keep;
+}
+
+/* decode_run on the lazy state: the same steps, the decoders credited
+ * through G instead of one by one.
+ */
+static long lazy_decode_run (struct engine *e)
+{
+    long total = 0;
+    while (e->iters <= 200000000L) {
+        long left = lazy_next_fin (e) - e->G;
+        struct gp__decode_step d;
+        gp__infer_decode_prep (e->m, e->n_dec, &d);
+        int stop = 0, n_d = e->n_d;
+        long s = left > 1 ? run_steps (e, &d, left - 1, &stop) : 0;
+        total += s;
+        e->G += s;
+        e->ctx_d += (long long)s * n_d;
+        if (stop)
+            return total;
+        /* the step that finishes the decoders with 'left' tokens left */
+        e->t += gp__infer_decode_time (&d, e->dec_ctx);
+        if (!e->E->reserve_full)
+            e->kv_used += (double)e->n_dec;
+        e->iters++;
+        e->batch_sum += (double)e->n_dec;
+        total++;
+        e->G++;
+        e->ctx_d += n_d;
+        int n_fin = 0;
+        long long freed = -lazy_finish (e, &n_fin);
+        lazy_compact (e);
+        e->n_dec = e->n_d;
+        e->dec_ctx = (double)e->ctx_d;
+        e->kv_used -= (double)freed;
+        if (e->kv_used > e->kv_peak)
+            e->kv_peak = e->kv_used;
+        if (e->n_run == 0 || run_next_start (e))
+            return total;
+    }
+    return total;
+}
+
 /* The engine loop until every request is done. */
 static int run_engine (struct engine *e, gp_error_t *err)
 {
@@ -603,24 +925,37 @@ static int run_engine (struct engine *e, gp_error_t *err)
         admit (e);
         if (e->n_run == 0) /* cannot happen after the fit check */
             return gp_errprintf (err, GP_EINTERNAL, "simulate: stalled");
-        decode_set (e);
+        if (e->jump && !e->lazy_ok)
+            lazy_rebuild (e); /* else (-1) eager for this step */
+        if (e->lazy_ok)
+            lazy_decode_set (e);
+        else
+            decode_set (e);
         int all_dec = e->n_dec <= E->max_num_tokens || E->max_num_tokens <= 0;
         double budget = E->max_num_tokens > 0 ? E->max_num_tokens : 8192;
         if (e->jump && all_dec && e->n_pre == 0 && e->n_dec == e->n_run
             && e->n_dec <= budget) {
             if (e->n_run > e->max_b)
                 e->max_b = e->n_run;
-            if (decode_run (e) > 0)
+            if ((e->lazy_ok ? lazy_decode_run (e) : decode_run (e)) > 0)
                 continue;
         }
+        int lazy = e->lazy_ok && all_dec && e->n_dec <= budget;
+        if (e->lazy_ok && !lazy) { /* the eager step on settled requests */
+            lazy_flush (e);
+            decode_set (e); /* the same set, and pre[] */
+        }
         struct gp_iter_load L;
-        build_load (e, &L);
+        build_load (e, &L, lazy ? e->n_d : -1);
         e->t += gp_infer_iter_time (e->m, &L, NULL);
         e->iters++;
         e->batch_sum += L.n_decode + (L.n_logits - L.n_decode);
         if (e->n_run > e->max_b)
             e->max_b = e->n_run;
-        apply_step (e, all_dec);
+        if (lazy)
+            lazy_apply (e);
+        else
+            apply_step (e, all_dec);
         if (e->iters > 200000000L)
             return gp_errprintf (err, GP_EINTERNAL,
                                  "simulate: iteration limit");
