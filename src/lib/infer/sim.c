@@ -128,6 +128,8 @@ struct engine {
     uint64_t *keys;        /* 2n: sort scratch */
     double cap;            /* KV capacity, tokens */
     int wq_head, wq_len, n_run, next_arr, done, n_created;
+    int len;               /* entries of run[]: n_run, and in the lazy
+                            * state also the finished not yet dropped */
     double t, kv_used, kv_peak, batch_sum;
     long iters;
     int max_b, preempt, kv_limited;
@@ -160,7 +162,7 @@ static int engine_alloc (struct engine *e, gp_error_t *err)
 {
     size_t n = (size_t)e->n;
     e->R = calloc (n, sizeof *e->R);
-    e->run = calloc (n, sizeof *e->run);
+    e->run = calloc (2 * n + 32, sizeof *e->run); /* room for holes */
     e->wq = calloc (n, sizeof *e->wq);
     e->pre = calloc (n, sizeof *e->pre);
     e->s_ttft = calloc (n, sizeof (double));
@@ -259,7 +261,8 @@ static void admit (struct engine *e)
             q->admitted = 1;
             q->t_admit = e->t;
         }
-        e->run[e->n_run++] = e->wq[e->wq_head];
+        e->run[e->len++] = e->wq[e->wq_head];
+        e->n_run++;
         e->wq_head = (e->wq_head + 1) % e->n;
         e->wq_len--;
     }
@@ -297,6 +300,7 @@ static void decode_set (struct engine *e)
         return;
     while (e->kv_used + e->n_dec > e->cap && e->n_run > 1) {
         int v = e->run[--e->n_run];
+        e->len--;
         struct req *q = &e->R[v];
         if (is_decoding (q)) {
             e->n_dec--;
@@ -416,7 +420,7 @@ static void apply_step (struct engine *e, int all_dec)
             e->n_created++;
         }
     }
-    e->n_run = keep;
+    e->n_run = e->len = keep;
     e->kv_used += (double)kv_add;
     if (e->kv_used > e->kv_peak)
         e->kv_peak = e->kv_used;
@@ -481,7 +485,7 @@ static long run_retire (struct engine *e, long s)
             e->n_created++;
         }
     }
-    e->n_run = e->n_dec = keep;
+    e->n_run = e->n_dec = e->len = keep;
     e->dec_ctx = (double)ctx;
     e->kv_used -= (double)freed;
     if (e->kv_used > e->kv_peak)
@@ -546,25 +550,42 @@ static long run_steps (struct engine *e, const struct gp__decode_step *d,
     double kv_step = e->E->reserve_full ? 0.0 : (double)n_dec;
     long s = 0;
     int win = attn_winner (&d->a);
+    /* the engine's clock and KV use in locals; the queue and the next
+     * arrival change only in run_next_start (read again after it) */
+    double t = e->t, kv = e->kv_used, peak = e->kv_peak, cap = e->cap;
+    int quiet = e->wq_len == 0;
+    double t_arr = e->next_arr < e->n_created ? e->R[e->next_arr].arrival
+                                              : INFINITY;
     *stop = 0;
     while (s < most) {
-        e->t += decode_time_w (d, win, (double)ctx);
+        t += decode_time_w (d, win, (double)ctx);
         s++;
         ctx += n_dec;
-        e->kv_used += kv_step; /* whole tokens: exact */
-        if (e->kv_used > e->kv_peak)
-            e->kv_peak = e->kv_used;
+        kv += kv_step; /* whole tokens: exact */
+        if (kv > peak)
+            peak = kv;
         /* nothing due, nobody waiting, room for the next token: the next
          * start changes nothing (the common case, without a call) */
-        if (e->wq_len == 0
-            && !(e->next_arr < e->n_created
-                 && e->R[e->next_arr].arrival <= e->t)
-            && e->kv_used + kv_step <= e->cap)
+        if (quiet && !(t_arr <= t) && kv + kv_step <= cap)
             continue;
+        e->t = t;
+        e->kv_used = kv;
+        e->kv_peak = peak;
         if (run_next_start (e)) {
             *stop = 1;
             break;
         }
+        t = e->t;
+        kv = e->kv_used;
+        peak = e->kv_peak;
+        quiet = e->wq_len == 0;
+        t_arr = e->next_arr < e->n_created ? e->R[e->next_arr].arrival
+                                           : INFINITY;
+    }
+    if (!*stop) {
+        e->t = t;
+        e->kv_used = kv;
+        e->kv_peak = peak;
     }
     e->dec_ctx = (double)ctx;
     e->iters += s;
@@ -689,7 +710,7 @@ static void lazy_join (struct engine *e, struct req *q, int id)
         return;
     }
     e->n_heap = 0; /* full of stale entries: the live ones, 'q' included */
-    for (int j = 0; j < e->n_run; j++) {
+    for (int j = 0; j < e->len; j++) {
         const struct req *r = &e->R[e->run[j]];
         if (r->in_d && !r->fin)
             heap_push (e, fin_key (r), e->run[j]);
@@ -706,13 +727,19 @@ static void lazy_settle (struct engine *e, struct req *q)
     q->in_d = 0;
 }
 
-/* Every decoder settled, for the eager code. */
+static void lazy_compact (struct engine *e);
+
+/* Every decoder settled and run[] without holes, for the eager code. */
 static void lazy_flush (struct engine *e)
 {
     if (!e->lazy_ok)
         return;
-    for (int j = 0; j < e->n_d; j++)
-        lazy_settle (e, &e->R[e->run[j]]);
+    for (int j = 0; j < e->len; j++) {
+        struct req *q = &e->R[e->run[j]];
+        if (q->in_d && !q->fin)
+            lazy_settle (e, q);
+    }
+    lazy_compact (e);
     e->lazy_ok = 0;
 }
 
@@ -724,6 +751,8 @@ static int lazy_rebuild (struct engine *e)
     e->n_d = 0;
     e->ctx_d = 0;
     e->n_heap = 0;
+    if (e->len != e->n_run)
+        return -1; /* not after the eager code */
     int j = 0;
     while (j < e->n_run && is_decoding (&e->R[e->run[j]]))
         j++;
@@ -747,9 +776,13 @@ static void lazy_decode_set (struct engine *e)
     if (e->E->reserve_full)
         return;
     while (e->kv_used + e->n_dec > e->cap && e->n_run > 1) {
-        int v = e->run[--e->n_run];
+        int v;
+        do /* the newest; the holes of finished requests skipped */
+            v = e->run[--e->len];
+        while (e->R[v].fin);
+        e->n_run--;
         struct req *q = &e->R[v];
-        if (e->n_run < e->n_d) { /* a decoder */
+        if (q->in_d) { /* a decoder */
             lazy_settle (e, q);
             e->n_d--;
             e->n_dec--;
@@ -771,7 +804,8 @@ static void lazy_decode_set (struct engine *e)
 /* A request that finished at this step, as apply_step retires it. */
 static void lazy_retire (struct engine *e, struct req *q, long long *kv_add)
 {
-    q->fin = 1;
+    q->fin = 1; /* a hole in run[] from now on */
+    e->n_run--;
     q->t_done = e->t;
     *kv_add -= (long long)q->kv;
     q->kv = 0;
@@ -783,7 +817,7 @@ static void lazy_retire (struct engine *e, struct req *q, long long *kv_add)
 }
 
 static long long lazy_finish (struct engine *e, int *n_fin);
-static void lazy_compact (struct engine *e);
+static void lazy_holes (struct engine *e);
 
 /* apply_step on the lazy state (every decoder in the load): one token to
  * every decoder, the filled prompts advanced (those complete become
@@ -797,7 +831,8 @@ static void lazy_apply (struct engine *e)
     e->ctx_d += n_old;
     if (!e->E->reserve_full)
         kv_add += n_old;
-    for (int j = n_old; j < e->n_run; j++) { /* the filled prompts */
+    int p0 = e->len - (e->n_run - n_old); /* the prompts: no holes */
+    for (int j = p0; j < e->len; j++) { /* the filled prompts */
         int id = e->run[j];
         struct req *q = &e->R[id];
         if (q->chunk <= 0)
@@ -818,8 +853,7 @@ static void lazy_apply (struct engine *e)
         lazy_join (e, q, id);
     }
     kv_add += lazy_finish (e, &n_fin);
-    if (n_fin)
-        lazy_compact (e);
+    lazy_holes (e);
     e->kv_used += (double)kv_add;
     if (e->kv_used > e->kv_peak)
         e->kv_peak = e->kv_used;
@@ -858,18 +892,29 @@ static long long lazy_finish (struct engine *e, int *n_fin)
     return delta;
 }
 
-/* Drop the requests lazy_retire marked from run[], keeping the order. */
+/* Drop the finished requests (lazy_retire marks them for good) from
+ * run[], keeping the order.
+ */
 static void lazy_compact (struct engine *e)
 {
     int keep = 0;
-    for (int j = 0; j < e->n_run; j++) {
+    for (int j = 0; j < e->len; j++) {
         int id = e->run[j];
-        if (e->R[id].fin)
-            e->R[id].fin = 0;
-        else
-            e->run[keep++] = id;
+        e->run[keep] = id;
+        keep += !e->R[id].fin;
     }
-    e->n_run = keep;
+    e->len = keep;
+}
+
+/* Finished requests stay in run[] as holes (among the decoders) until
+ * they outnumber both 16 and the running ones: each compaction then
+ * costs O(1) per hole, and run[] (2n + 32 entries) never fills.
+ */
+static void lazy_holes (struct engine *e)
+{
+    int holes = e->len - e->n_run;
+    if (holes > 16 && holes > e->n_run)
+        lazy_compact (e);
 }
 
 /* decode_run on the lazy state: the same steps, the decoders credited
@@ -900,7 +945,7 @@ static long lazy_decode_run (struct engine *e)
         e->ctx_d += n_d;
         int n_fin = 0;
         long long freed = -lazy_finish (e, &n_fin);
-        lazy_compact (e);
+        lazy_holes (e);
         e->n_dec = e->n_d;
         e->dec_ctx = (double)e->ctx_d;
         e->kv_used -= (double)freed;
@@ -946,7 +991,7 @@ static int run_engine (struct engine *e, gp_error_t *err)
             decode_set (e); /* the same set, and pre[] */
         }
         struct gp_iter_load L;
-        build_load (e, &L, lazy ? e->n_d : -1);
+        build_load (e, &L, lazy ? e->len - e->n_pre : -1);
         e->t += gp_infer_iter_time (e->m, &L, NULL);
         e->iters++;
         e->batch_sum += L.n_decode + (L.n_logits - L.n_decode);
