@@ -4,7 +4,8 @@
  * cases at the edges of "plain" (spaces at field edges, quotes, CR, empty
  * lines and fields, a last line without newline, a quoted field over two
  * lines after plain ones) and 3,000 random inputs over the bytes that
- * matter to libcsv.
+ * matter to libcsv; and the dates read digit by digit against their
+ * epoch seconds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -139,10 +140,33 @@ static void test_random (void **state)
     }
 }
 
+/* The digit-by-digit date form and sscanf's other forms: seconds from
+ * `date -u -d ... +%s`; a leap second is 60 (one past :59).
+ */
+static void test_dates (void **state)
+{
+    (void)state;
+    assert_true (gp__tr_datetime ("2017-10-09 07:01:55") == 1507532515.0);
+    assert_true (gp__tr_datetime ("2017-10-09T07:01:55") == 1507532515.0);
+    assert_true (gp__tr_datetime ("1970-01-01 00:00:00") == 0.0);
+    assert_true (gp__tr_datetime ("2000-02-29 23:59:60") == 951868800.0);
+    /* not the exact form: sscanf's rules, as before */
+    assert_true (gp__tr_datetime (" 2017-10-09 07:01:55") == 1507532515.0);
+    assert_true (gp__tr_datetime ("2017-10-09 07:01:5") == 1507532465.0);
+    assert_true (gp__tr_datetime ("2017-10-09 07:01:55x") == -1);
+    assert_true (gp__tr_datetime ("2017-13-09 07:01:55") == -1);
+    assert_true (gp__tr_datetime ("2017-10-09 24:00:00") == -1);
+    assert_true (gp__tr_datetime ("2017-10-09 07:60:00") == -1);
+    assert_true (gp__tr_datetime ("2017-10-09_07:01:55") == -1);
+    assert_true (gp__tr_datetime ("2017-10-0") == -1);
+    assert_true (gp__tr_datetime ("") == -1);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_hand_cases),
+        cmocka_unit_test (test_dates),
         cmocka_unit_test (test_random),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
