@@ -1109,8 +1109,13 @@ static double kth_smallest (double *v, size_t n, size_t k, uint64_t *keys)
     return v[k];
 }
 
-/* gp__percentile of 'v' as if sorted (nearest rank): its k-th value. */
-static double pct (double *v, size_t n, double p, uint64_t *keys)
+/* gp__percentile of 'v' as if sorted (nearest rank): its k-th value.
+ * Percentiles of one sample are asked in increasing order: '*from' (0 at
+ * first) is where the previous one was selected plus one; every value
+ * from there on is at least that one, so the next is selected there.
+ */
+static double pct (double *v, size_t n, double p, uint64_t *keys,
+                   size_t *from)
 {
     if (n == 0)
         return 0;
@@ -1119,7 +1124,16 @@ static double pct (double *v, size_t n, double p, uint64_t *keys)
         k = 1;
     if (k > n)
         k = n;
-    return kth_smallest (v, n, k - 1, keys);
+    size_t f = *from;
+    double x;
+    if (k == f) /* the previous one */
+        x = v[k - 1];
+    else if (k > f)
+        x = kth_smallest (v + f, n - f, k - 1 - f, keys);
+    else
+        x = kth_smallest (v, n, k - 1, keys);
+    *from = k;
+    return x;
 }
 
 /* Statistics over the measured window (warm-up requests skipped). */
@@ -1181,13 +1195,14 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     res->ttft_mean_s = mean_of (e->s_ttft, k);
     res->tpot_mean_s = mean_of (e->s_tpot, kt);
     /* nearest-rank percentiles: selected, not sorted (the same values) */
-    res->ttft_p50_s = pct (e->s_ttft, k, 0.50, e->keys);
-    res->ttft_p95_s = pct (e->s_ttft, k, 0.95, e->keys);
-    res->ttft_p99_s = pct (e->s_ttft, k, 0.99, e->keys);
-    res->tpot_p50_s = pct (e->s_tpot, kt, 0.50, e->keys);
-    res->tpot_p95_s = pct (e->s_tpot, kt, 0.95, e->keys);
-    res->e2e_p95_s = pct (e->s_e2e, k, 0.95, e->keys);
-    res->queue_p95_s = pct (e->s_q, k, 0.95, e->keys);
+    size_t f_ttft = 0, f_tpot = 0, f_e2e = 0, f_q = 0;
+    res->ttft_p50_s = pct (e->s_ttft, k, 0.50, e->keys, &f_ttft);
+    res->ttft_p95_s = pct (e->s_ttft, k, 0.95, e->keys, &f_ttft);
+    res->ttft_p99_s = pct (e->s_ttft, k, 0.99, e->keys, &f_ttft);
+    res->tpot_p50_s = pct (e->s_tpot, kt, 0.50, e->keys, &f_tpot);
+    res->tpot_p95_s = pct (e->s_tpot, kt, 0.95, e->keys, &f_tpot);
+    res->e2e_p95_s = pct (e->s_e2e, k, 0.95, e->keys, &f_e2e);
+    res->queue_p95_s = pct (e->s_q, k, 0.95, e->keys, &f_q);
     res->mean_batch = e->iters ? e->batch_sum / e->iters : 0;
     res->max_batch_seen = e->max_b;
     res->kv_peak_frac = e->cap > 0 ? e->kv_peak / e->cap : 0;
