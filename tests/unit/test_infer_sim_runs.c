@@ -154,6 +154,19 @@ static void test_runs_match_steps (void **state)
         {"qwen3-235b-a22b", "H200-SXM", 8, 1, GP_DT_FP8, GP_DT_FP8,
          GP_ENGINE_TRTLLM, 0, 0, GP_ARR_POISSON, 0, 0.8, 300, 2000, 400,
          GP_LEN_UNIFORM},
+        /* the lazy general step: outputs of one token (finished at the
+         * first token, while prompts fill), a small chunk budget */
+        {"llama3.1-8b", "L4", 1, 1, GP_DT_FP8, GP_DT_BF16, GP_ENGINE_VLLM,
+         512, 0, GP_ARR_POISSON, 0, 0.95, 400, 1500, 3,
+         GP_LEN_EXPONENTIAL},
+        /* closed loop under KV pressure (preempted decoders) */
+        {"llama3.1-8b", "L4", 1, 1, GP_DT_FP8, GP_DT_BF16, GP_ENGINE_VLLM,
+         0, 0.3, GP_ARR_CLOSED, 200, 0, 600, 1200, 600,
+         GP_LEN_EXPONENTIAL},
+        /* a large offline batch: many finished holes in the run list */
+        {"llama3.1-8b", "H100-SXM", 1, 1, GP_DT_FP8, GP_DT_FP8,
+         GP_ENGINE_TRTLLM, 0, 0, GP_ARR_OFFLINE, 0, 0, 2000, 500, 300,
+         GP_LEN_EXPONENTIAL},
     };
     int preempted = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

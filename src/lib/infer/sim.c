@@ -34,6 +34,17 @@ struct req {
     int chunk;        /* prompt tokens scheduled in this iteration */
     double kv;        /* KV tokens allocated */
     int admitted;
+    int in_d;         /* decoding, credited lazily since step g0 */
+    int fin;          /* finished in this step (lazy step) */
+    long g0;
+};
+
+/* A decoder's place in the finish heap: the lazy step count at which it
+ * emits its last token.
+ */
+struct hent {
+    long key;
+    int id;
 };
 
 static double rng_u01 (uint64_t *s)
@@ -117,6 +128,8 @@ struct engine {
     uint64_t *keys;        /* 2n: sort scratch */
     double cap;            /* KV capacity, tokens */
     int wq_head, wq_len, n_run, next_arr, done, n_created;
+    int len;               /* entries of run[]: n_run, and in the lazy
+                            * state also the finished not yet dropped */
     double t, kv_used, kv_peak, batch_sum;
     long iters;
     int max_b, preempt, kv_limited;
@@ -124,6 +137,17 @@ struct engine {
     int n_dec, n_pre;      /* this iteration: decoders, prefills */
     int jump;              /* take decode-only runs in one go */
     double dec_ctx;
+    /* The lazy general step (jump 1; see lazy_step): the decoders are
+     * run[0, n_d), prompts still to fill run[n_d, n_run); decoders are
+     * credited one token per step through the step count G, their
+     * context sum kept in ctx_d, their finishing steps in a min-heap.
+     */
+    int lazy_ok;           /* the lazy state matches run[] */
+    int n_d;
+    long G;
+    long long ctx_d;
+    struct hent *heap;
+    int n_heap, cap_heap;
 };
 
 static void engine_free (struct engine *e)
@@ -131,13 +155,14 @@ static void engine_free (struct engine *e)
     free (e->R), free (e->run), free (e->wq), free (e->pre);
     free (e->s_ttft), free (e->s_tpot), free (e->s_e2e), free (e->s_q);
     free (e->keys);
+    free (e->heap);
 }
 
 static int engine_alloc (struct engine *e, gp_error_t *err)
 {
     size_t n = (size_t)e->n;
     e->R = calloc (n, sizeof *e->R);
-    e->run = calloc (n, sizeof *e->run);
+    e->run = calloc (2 * n + 32, sizeof *e->run); /* room for holes */
     e->wq = calloc (n, sizeof *e->wq);
     e->pre = calloc (n, sizeof *e->pre);
     e->s_ttft = calloc (n, sizeof (double));
@@ -145,8 +170,10 @@ static int engine_alloc (struct engine *e, gp_error_t *err)
     e->s_e2e = calloc (n, sizeof (double));
     e->s_q = calloc (n, sizeof (double));
     e->keys = calloc (2 * n, sizeof *e->keys);
+    e->cap_heap = 2 * e->n + 16;
+    e->heap = calloc ((size_t)e->cap_heap, sizeof *e->heap);
     if (!e->R || !e->run || !e->wq || !e->pre || !e->s_ttft || !e->s_tpot
-        || !e->s_e2e || !e->s_q || !e->keys) {
+        || !e->s_e2e || !e->s_q || !e->keys || !e->heap) {
         engine_free (e);
         return gp_errprintf (err, GP_ENOMEM, "simulate: out of memory");
     }
@@ -234,7 +261,8 @@ static void admit (struct engine *e)
             q->admitted = 1;
             q->t_admit = e->t;
         }
-        e->run[e->n_run++] = e->wq[e->wq_head];
+        e->run[e->len++] = e->wq[e->wq_head];
+        e->n_run++;
         e->wq_head = (e->wq_head + 1) % e->n;
         e->wq_len--;
     }
@@ -272,6 +300,7 @@ static void decode_set (struct engine *e)
         return;
     while (e->kv_used + e->n_dec > e->cap && e->n_run > 1) {
         int v = e->run[--e->n_run];
+        e->len--;
         struct req *q = &e->R[v];
         if (is_decoding (q)) {
             e->n_dec--;
@@ -291,9 +320,10 @@ static void decode_set (struct engine *e)
 }
 
 /* The load of this iteration: decoders first within the token budget,
- * then prefill chunks in admission order.
+ * then prefill chunks in admission order: the prompts run[base + i] (the
+ * lazy state) or, with 'base' -1, run[pre[i]].
  */
-static void build_load (struct engine *e, struct gp_iter_load *L)
+static void build_load (struct engine *e, struct gp_iter_load *L, int base)
 {
     const struct gp_engine_params *E = e->E;
     memset (L, 0, sizeof *L);
@@ -317,7 +347,7 @@ static void build_load (struct engine *e, struct gp_iter_load *L)
     }
     double pre_tok = 0;
     for (int i = 0; i < e->n_pre; i++) {
-        struct req *q = &e->R[e->run[e->pre[i]]];
+        struct req *q = &e->R[e->run[base >= 0 ? base + i : e->pre[i]]];
         int left = q->target - q->prefilled;
         int chunk = left;
         if (E->chunked_prefill) {
@@ -390,7 +420,7 @@ static void apply_step (struct engine *e, int all_dec)
             e->n_created++;
         }
     }
-    e->n_run = keep;
+    e->n_run = e->len = keep;
     e->kv_used += (double)kv_add;
     if (e->kv_used > e->kv_peak)
         e->kv_peak = e->kv_used;
@@ -455,12 +485,58 @@ static long run_retire (struct engine *e, long s)
             e->n_created++;
         }
     }
-    e->n_run = e->n_dec = keep;
+    e->n_run = e->n_dec = e->len = keep;
     e->dec_ctx = (double)ctx;
     e->kv_used -= (double)freed;
     if (e->kv_used > e->kv_peak)
         e->kv_peak = e->kv_used;
     return left;
+}
+
+/* Which of the attention's two times (gp__infer_attn_time: the KV stream
+ * and the attention FLOPs, both proportional to the context) is the larger
+ * at every context: 1 the KV stream, -1 the FLOPs, 0 too close to tell.
+ * Each time is the context times a per-token ratio with at most three
+ * roundings (relative error 2^-53 each); when the two ratios differ by more
+ * than a factor 1 + 1e-9, far beyond those errors, the computed times
+ * compare the same way for every context > 0 (at 0 both are +0).  The
+ * run then computes only the larger one, with the same operations, so the
+ * same bits (docs/model/inference.md, "Simulator speed").
+ */
+static int attn_winner (const struct gp__attn_coef *a)
+{
+    double kv = a->kv_bytes_per_token / a->bw;
+    double af = a->flops_per_ctx / a->n / a->attn_peak;
+    if (!(kv > 1e-290 && kv < 1e290 && af > 1e-290 && af < 1e290))
+        return 0;
+    if (kv > af * (1.0 + 1e-9))
+        return 1;
+    if (af > kv * (1.0 + 1e-9))
+        return -1;
+    return 0;
+}
+
+/* gp__infer_decode_time with the attention's winner known ('win' from
+ * attn_winner): the same operations on the same values.
+ */
+static inline double decode_time_w (const struct gp__decode_step *d,
+                                    int win, double ctx)
+{
+    double c = d->pp != 1.0 ? ctx / d->pp : ctx;
+    double attn;
+    if (win > 0) {
+        attn = c * d->a.kv_bytes_per_token / d->a.bw;
+    } else if (win < 0) {
+        double af = d->a.flops_per_ctx * c;
+        if (d->a.n != 1.0)
+            af /= d->a.n;
+        attn = af / d->a.attn_peak;
+    } else {
+        double kvb, af;
+        attn = gp__infer_attn_time (&d->a, c, c, &kvb, &af);
+    }
+    double st = d->gemm + attn + d->comm + d->fixed;
+    return d->pp * st + d->iter_overhead + d->seq_overhead;
 }
 
 /* Decode steps of one decode set up to 'most', each followed by the next
@@ -473,25 +549,43 @@ static long run_steps (struct engine *e, const struct gp__decode_step *d,
     long long ctx = (long long)e->dec_ctx; /* a whole number of tokens */
     double kv_step = e->E->reserve_full ? 0.0 : (double)n_dec;
     long s = 0;
+    int win = attn_winner (&d->a);
+    /* the engine's clock and KV use in locals; the queue and the next
+     * arrival change only in run_next_start (read again after it) */
+    double t = e->t, kv = e->kv_used, peak = e->kv_peak, cap = e->cap;
+    int quiet = e->wq_len == 0;
+    double t_arr = e->next_arr < e->n_created ? e->R[e->next_arr].arrival
+                                              : INFINITY;
     *stop = 0;
     while (s < most) {
-        e->t += gp__infer_decode_time (d, (double)ctx);
+        t += decode_time_w (d, win, (double)ctx);
         s++;
         ctx += n_dec;
-        e->kv_used += kv_step; /* whole tokens: exact */
-        if (e->kv_used > e->kv_peak)
-            e->kv_peak = e->kv_used;
+        kv += kv_step; /* whole tokens: exact */
+        if (kv > peak)
+            peak = kv;
         /* nothing due, nobody waiting, room for the next token: the next
          * start changes nothing (the common case, without a call) */
-        if (e->wq_len == 0
-            && !(e->next_arr < e->n_created
-                 && e->R[e->next_arr].arrival <= e->t)
-            && e->kv_used + kv_step <= e->cap)
+        if (quiet && !(t_arr <= t) && kv + kv_step <= cap)
             continue;
+        e->t = t;
+        e->kv_used = kv;
+        e->kv_peak = peak;
         if (run_next_start (e)) {
             *stop = 1;
             break;
         }
+        t = e->t;
+        kv = e->kv_used;
+        peak = e->kv_peak;
+        quiet = e->wq_len == 0;
+        t_arr = e->next_arr < e->n_created ? e->R[e->next_arr].arrival
+                                           : INFINITY;
+    }
+    if (!*stop) {
+        e->t = t;
+        e->kv_used = kv;
+        e->kv_peak = peak;
     }
     e->dec_ctx = (double)ctx;
     e->iters += s;
@@ -543,6 +637,326 @@ static long decode_run (struct engine *e)
     return total;
 }
 
+/* ------------------------- the lazy general step ----------------------
+ *
+ * A general step (some prompt still filling) gives every decoder one
+ * token; the eager loop (decode_set, build_load, apply_step) visits every
+ * running request for that, O(batch) a step.  The lazy step visits only
+ * the prompts it fills and the requests that finish (docs/model/
+ * inference.md, "Simulator speed"):
+ *  - run[] is always the decoders, then the prompts still filling, each in
+ *    admission order (admission appends prompts; prompts are filled in
+ *    order, so those that complete are the first ones and join the end of
+ *    the decoders; preemption takes the newest from the end);
+ *  - a decoder's tokens are q->gen + (G - q->g0) (its KV likewise with
+ *    incremental allocation), G counting the lazy steps;
+ *  - the decoders' context sum is kept in ctx_d (whole tokens, exact);
+ *  - a min-heap holds the step at which each decoder emits its last token.
+ * The numbers are the eager loop's: token counts are integers, summed
+ * exactly in any order, and the clock takes the same iteration times in
+ * the same order.  Decode-only runs and a step with more decoders than the
+ * token budget use the eager code on materialized requests
+ * (lazy_flush); the next lazy step rebuilds the state (lazy_rebuild).
+ * tests/unit/test_infer_sim_runs.c compares the two bit for bit.
+ */
+
+static void heap_push (struct engine *e, long key, int id)
+{
+    struct hent *h = e->heap;
+    int i = e->n_heap++;
+    while (i > 0 && h[(i - 1) / 2].key > key) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i].key = key;
+    h[i].id = id;
+}
+
+static void heap_pop (struct engine *e)
+{
+    struct hent *h = e->heap;
+    struct hent x = h[--e->n_heap];
+    int i = 0, n = e->n_heap;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].key < h[c].key)
+            c++;
+        if (h[c].key >= x.key)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n > 0)
+        h[i] = x;
+}
+
+/* The step at which decoder 'q' (in_d) emits its last token. */
+static long fin_key (const struct req *q)
+{
+    return (long)(q->out - q->gen) + q->g0;
+}
+
+/* Make 'q' a lazily credited decoder from step G on. */
+static void lazy_join (struct engine *e, struct req *q, int id)
+{
+    q->in_d = 1;
+    q->g0 = e->G;
+    e->n_d++;
+    e->ctx_d += q->in + q->gen;
+    if (e->n_heap < e->cap_heap) {
+        heap_push (e, fin_key (q), id);
+        return;
+    }
+    e->n_heap = 0; /* full of stale entries: the live ones, 'q' included */
+    for (int j = 0; j < e->len; j++) {
+        const struct req *r = &e->R[e->run[j]];
+        if (r->in_d && !r->fin)
+            heap_push (e, fin_key (r), e->run[j]);
+    }
+}
+
+/* Credit decoder 'q' its lazy tokens; it leaves the lazy state. */
+static void lazy_settle (struct engine *e, struct req *q)
+{
+    long c = e->G - q->g0;
+    q->gen += (int)c;
+    if (!e->E->reserve_full)
+        q->kv += (double)c;
+    q->in_d = 0;
+}
+
+static void lazy_compact (struct engine *e);
+
+/* Every decoder settled and run[] without holes, for the eager code. */
+static void lazy_flush (struct engine *e)
+{
+    if (!e->lazy_ok)
+        return;
+    for (int j = 0; j < e->len; j++) {
+        struct req *q = &e->R[e->run[j]];
+        if (q->in_d && !q->fin)
+            lazy_settle (e, q);
+    }
+    lazy_compact (e);
+    e->lazy_ok = 0;
+}
+
+/* The lazy state from settled requests: 0, or -1 when run[] is not
+ * decoders then prompts (then the eager code runs the step).
+ */
+static int lazy_rebuild (struct engine *e)
+{
+    e->n_d = 0;
+    e->ctx_d = 0;
+    e->n_heap = 0;
+    if (e->len != e->n_run)
+        return -1; /* not after the eager code */
+    int j = 0;
+    while (j < e->n_run && is_decoding (&e->R[e->run[j]]))
+        j++;
+    for (int k = j; k < e->n_run; k++)
+        if (e->R[e->run[k]].prefilled >= e->R[e->run[k]].target)
+            return -1;
+    for (int k = 0; k < j; k++)
+        lazy_join (e, &e->R[e->run[k]], e->run[k]);
+    e->lazy_ok = 1;
+    return 0;
+}
+
+/* decode_set on the lazy state: the decode set, and the preemptions of
+ * incremental KV (the newest first).
+ */
+static void lazy_decode_set (struct engine *e)
+{
+    e->n_dec = e->n_d;
+    e->dec_ctx = (double)e->ctx_d;
+    e->n_pre = e->n_run - e->n_d;
+    if (e->E->reserve_full)
+        return;
+    while (e->kv_used + e->n_dec > e->cap && e->n_run > 1) {
+        int v;
+        do /* the newest; the holes of finished requests skipped */
+            v = e->run[--e->len];
+        while (e->R[v].fin);
+        e->n_run--;
+        struct req *q = &e->R[v];
+        if (q->in_d) { /* a decoder */
+            lazy_settle (e, q);
+            e->n_d--;
+            e->n_dec--;
+            e->ctx_d -= q->in + q->gen;
+            e->dec_ctx = (double)e->ctx_d;
+        }
+        e->kv_used -= q->kv;
+        q->kv = 0;
+        q->target = q->in + q->gen;
+        q->prefilled = 0;
+        e->wq_head = (e->wq_head - 1 + e->n) % e->n;
+        e->wq[e->wq_head] = v;
+        e->wq_len++;
+        e->preempt++;
+    }
+    e->n_pre = e->n_run - e->n_d;
+}
+
+/* A request that finished at this step, as apply_step retires it. */
+static void lazy_retire (struct engine *e, struct req *q, long long *kv_add)
+{
+    q->fin = 1; /* a hole in run[] from now on */
+    e->n_run--;
+    q->t_done = e->t;
+    *kv_add -= (long long)q->kv;
+    q->kv = 0;
+    e->done++;
+    if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
+        e->R[e->n_created].arrival = e->t;
+        e->n_created++;
+    }
+}
+
+static long long lazy_finish (struct engine *e, int *n_fin);
+static void lazy_holes (struct engine *e);
+
+/* apply_step on the lazy state (every decoder in the load): one token to
+ * every decoder, the filled prompts advanced (those complete become
+ * decoders), the finished retired.
+ */
+static void lazy_apply (struct engine *e)
+{
+    long long kv_add = 0;
+    int n_fin = 0, n_old = e->n_d;
+    e->G++;
+    e->ctx_d += n_old;
+    if (!e->E->reserve_full)
+        kv_add += n_old;
+    int p0 = e->len - (e->n_run - n_old); /* the prompts: no holes */
+    for (int j = p0; j < e->len; j++) { /* the filled prompts */
+        int id = e->run[j];
+        struct req *q = &e->R[id];
+        if (q->chunk <= 0)
+            break; /* the rest got no tokens */
+        q->prefilled += q->chunk;
+        q->chunk = 0;
+        if (q->prefilled < q->target)
+            break; /* a partial chunk is the last */
+        if (q->gen == 0) {
+            q->gen = 1;
+            q->t_first = e->t;
+            if (q->gen >= q->out) {
+                lazy_retire (e, q, &kv_add);
+                n_fin++;
+                continue;
+            }
+        }
+        lazy_join (e, q, id);
+    }
+    kv_add += lazy_finish (e, &n_fin);
+    lazy_holes (e);
+    e->kv_used += (double)kv_add;
+    if (e->kv_used > e->kv_peak)
+        e->kv_peak = e->kv_used;
+}
+
+
+/* The first live entry of the finish heap (stale ones dropped): the step
+ * at which the next decoder finishes.  The heap holds every decoder.
+ */
+static long lazy_next_fin (struct engine *e)
+{
+    while (e->n_heap > 0) {
+        const struct req *q = &e->R[e->heap[0].id];
+        if (q->in_d && !q->fin && fin_key (q) == e->heap[0].key)
+            return e->heap[0].key;
+        heap_pop (e);
+    }
+    return LONG_MAX;
+}
+
+/* Retire the decoders whose last token came at step G, as apply_step and
+ * run_retire do; returns minus the KV tokens they held.
+ */
+static long long lazy_finish (struct engine *e, int *n_fin)
+{
+    long long delta = 0; /* minus the KV tokens freed */
+    while (lazy_next_fin (e) <= e->G) {
+        struct req *q = &e->R[e->heap[0].id];
+        heap_pop (e);
+        lazy_settle (e, q);
+        e->ctx_d -= q->in + q->gen;
+        e->n_d--;
+        lazy_retire (e, q, &delta);
+        (*n_fin)++;
+    }
+    return delta;
+}
+
+/* Drop the finished requests (lazy_retire marks them for good) from
+ * run[], keeping the order.
+ */
+static void lazy_compact (struct engine *e)
+{
+    int keep = 0;
+    for (int j = 0; j < e->len; j++) {
+        int id = e->run[j];
+        e->run[keep] = id;
+        keep += !e->R[id].fin;
+    }
+    e->len = keep;
+}
+
+/* Finished requests stay in run[] as holes (among the decoders) until
+ * they outnumber both 16 and the running ones: each compaction then
+ * costs O(1) per hole, and run[] (2n + 32 entries) never fills.
+ */
+static void lazy_holes (struct engine *e)
+{
+    int holes = e->len - e->n_run;
+    if (holes > 16 && holes > e->n_run)
+        lazy_compact (e);
+}
+
+/* decode_run on the lazy state: the same steps, the decoders credited
+ * through G instead of one by one.
+ */
+static long lazy_decode_run (struct engine *e)
+{
+    long total = 0;
+    while (e->iters <= 200000000L) {
+        long left = lazy_next_fin (e) - e->G;
+        struct gp__decode_step d;
+        gp__infer_decode_prep (e->m, e->n_dec, &d);
+        int stop = 0, n_d = e->n_d;
+        long s = left > 1 ? run_steps (e, &d, left - 1, &stop) : 0;
+        total += s;
+        e->G += s;
+        e->ctx_d += (long long)s * n_d;
+        if (stop)
+            return total;
+        /* the step that finishes the decoders with 'left' tokens left */
+        e->t += gp__infer_decode_time (&d, e->dec_ctx);
+        if (!e->E->reserve_full)
+            e->kv_used += (double)e->n_dec;
+        e->iters++;
+        e->batch_sum += (double)e->n_dec;
+        total++;
+        e->G++;
+        e->ctx_d += n_d;
+        int n_fin = 0;
+        long long freed = -lazy_finish (e, &n_fin);
+        lazy_holes (e);
+        e->n_dec = e->n_d;
+        e->dec_ctx = (double)e->ctx_d;
+        e->kv_used -= (double)freed;
+        if (e->kv_used > e->kv_peak)
+            e->kv_peak = e->kv_used;
+        if (e->n_run == 0 || run_next_start (e))
+            return total;
+    }
+    return total;
+}
+
 /* The engine loop until every request is done. */
 static int run_engine (struct engine *e, gp_error_t *err)
 {
@@ -556,24 +970,37 @@ static int run_engine (struct engine *e, gp_error_t *err)
         admit (e);
         if (e->n_run == 0) /* cannot happen after the fit check */
             return gp_errprintf (err, GP_EINTERNAL, "simulate: stalled");
-        decode_set (e);
+        if (e->jump && !e->lazy_ok)
+            lazy_rebuild (e); /* else (-1) eager for this step */
+        if (e->lazy_ok)
+            lazy_decode_set (e);
+        else
+            decode_set (e);
         int all_dec = e->n_dec <= E->max_num_tokens || E->max_num_tokens <= 0;
         double budget = E->max_num_tokens > 0 ? E->max_num_tokens : 8192;
         if (e->jump && all_dec && e->n_pre == 0 && e->n_dec == e->n_run
             && e->n_dec <= budget) {
             if (e->n_run > e->max_b)
                 e->max_b = e->n_run;
-            if (decode_run (e) > 0)
+            if ((e->lazy_ok ? lazy_decode_run (e) : decode_run (e)) > 0)
                 continue;
         }
+        int lazy = e->lazy_ok && all_dec && e->n_dec <= budget;
+        if (e->lazy_ok && !lazy) { /* the eager step on settled requests */
+            lazy_flush (e);
+            decode_set (e); /* the same set, and pre[] */
+        }
         struct gp_iter_load L;
-        build_load (e, &L);
+        build_load (e, &L, lazy ? e->len - e->n_pre : -1);
         e->t += gp_infer_iter_time (e->m, &L, NULL);
         e->iters++;
         e->batch_sum += L.n_decode + (L.n_logits - L.n_decode);
         if (e->n_run > e->max_b)
             e->max_b = e->n_run;
-        apply_step (e, all_dec);
+        if (lazy)
+            lazy_apply (e);
+        else
+            apply_step (e, all_dec);
         if (e->iters > 200000000L)
             return gp_errprintf (err, GP_EINTERNAL,
                                  "simulate: iteration limit");
@@ -623,6 +1050,92 @@ static void sort_values (double *v, size_t n, uint64_t *k)
     }
 }
 
+/* The k-th smallest (0-based) of the n values of 'v' (no NaN), the value
+ * v[k] holds once 'v' is sorted: a quickselect (median-of-three pivot,
+ * insertion sort under 16 values) that permutes 'v'.  After 64 rounds
+ * (a sample that defeats the pivots) the rest is sorted.  The values are
+ * never -0 (differences of equal times are +0), so equal keys are equal
+ * values and the answer is the sorted array's, bit for bit.
+ */
+static double kth_smallest (double *v, size_t n, size_t k, uint64_t *keys)
+{
+    size_t lo = 0, hi = n - 1;
+    for (int round = 0; hi > lo; round++) {
+        if (hi - lo < 16 || round == 64) {
+            if (hi - lo < 16) {
+                for (size_t i = lo + 1; i <= hi; i++) {
+                    double x = v[i];
+                    size_t j = i;
+                    for (; j > lo && v[j - 1] > x; j--)
+                        v[j] = v[j - 1];
+                    v[j] = x;
+                }
+            } else {
+                sort_values (v + lo, hi - lo + 1, keys);
+            }
+            break;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double p = a < b ? (b < c ? b : (a < c ? c : a))
+                         : (a < c ? a : (b < c ? c : b));
+        size_t i = lo, j = hi;
+        for (;;) { /* Hoare: [lo, j] <= p <= [i, hi], j < i */
+            while (v[i] < p)
+                i++;
+            while (v[j] > p)
+                j--;
+            if (i >= j)
+                break;
+            double t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        if (i == j) { /* v[i] == p, in its place */
+            if (k == i)
+                break;
+            if (k < i)
+                hi = i - 1;
+            else
+                lo = i + 1;
+        } else if (k <= j) {
+            hi = j;
+        } else if (k >= i) {
+            lo = i;
+        } else {
+            break; /* between: equal to the pivot */
+        }
+    }
+    return v[k];
+}
+
+/* gp__percentile of 'v' as if sorted (nearest rank): its k-th value.
+ * Percentiles of one sample are asked in increasing order: '*from' (0 at
+ * first) is where the previous one was selected plus one; every value
+ * from there on is at least that one, so the next is selected there.
+ */
+static double pct (double *v, size_t n, double p, uint64_t *keys,
+                   size_t *from)
+{
+    if (n == 0)
+        return 0;
+    size_t k = (size_t)ceil (p * (double)n);
+    if (k < 1)
+        k = 1;
+    if (k > n)
+        k = n;
+    size_t f = *from;
+    double x;
+    if (k == f) /* the previous one */
+        x = v[k - 1];
+    else if (k > f)
+        x = kth_smallest (v + f, n - f, k - 1 - f, keys);
+    else
+        x = kth_smallest (v, n, k - 1, keys);
+    *from = k;
+    return x;
+}
+
 /* Statistics over the measured window (warm-up requests skipped). */
 static void statistics (struct engine *e, struct gp_sim_result *res)
 {
@@ -635,14 +1148,19 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
         skip = conc < n / 2 ? conc : n / 4;
     else if (w->arrivals == GP_ARR_POISSON)
         skip = n / 10;
-    /* order of completion: sort done times to find the window start */
+    /* order of completion: the skip-th and the last done time (the
+     * window's start and end) */
     double *done_t = e->s_e2e; /* reuse as scratch, refilled below */
-    for (int i = 0; i < n; i++)
+    double t_end = 0;
+    for (int i = 0; i < n; i++) {
         done_t[i] = R[i].t_done;
-    sort_values (done_t, (size_t)n, e->keys);
-    double t0 = (skip > 0 && w->arrivals == GP_ARR_CLOSED) ? done_t[skip - 1]
-                                                         : 0.0;
-    double t_end = done_t[n - 1];
+        if (i == 0 || done_t[i] > t_end)
+            t_end = done_t[i];
+    }
+    double t0 = (skip > 0 && w->arrivals == GP_ARR_CLOSED)
+                    ? kth_smallest (done_t, (size_t)n, (size_t)skip - 1,
+                                    e->keys)
+                    : 0.0;
     double tok = 0, out_sum = 0;
     size_t k = 0, kt = 0;
     for (int i = 0; i < n; i++) {
@@ -676,17 +1194,15 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     }
     res->ttft_mean_s = mean_of (e->s_ttft, k);
     res->tpot_mean_s = mean_of (e->s_tpot, kt);
-    sort_values (e->s_ttft, k, e->keys);
-    sort_values (e->s_tpot, kt, e->keys);
-    sort_values (e->s_e2e, k, e->keys);
-    sort_values (e->s_q, k, e->keys);
-    res->ttft_p50_s = gp__percentile (e->s_ttft, k, 0.50);
-    res->ttft_p95_s = gp__percentile (e->s_ttft, k, 0.95);
-    res->ttft_p99_s = gp__percentile (e->s_ttft, k, 0.99);
-    res->tpot_p50_s = gp__percentile (e->s_tpot, kt, 0.50);
-    res->tpot_p95_s = gp__percentile (e->s_tpot, kt, 0.95);
-    res->e2e_p95_s = gp__percentile (e->s_e2e, k, 0.95);
-    res->queue_p95_s = gp__percentile (e->s_q, k, 0.95);
+    /* nearest-rank percentiles: selected, not sorted (the same values) */
+    size_t f_ttft = 0, f_tpot = 0, f_e2e = 0, f_q = 0;
+    res->ttft_p50_s = pct (e->s_ttft, k, 0.50, e->keys, &f_ttft);
+    res->ttft_p95_s = pct (e->s_ttft, k, 0.95, e->keys, &f_ttft);
+    res->ttft_p99_s = pct (e->s_ttft, k, 0.99, e->keys, &f_ttft);
+    res->tpot_p50_s = pct (e->s_tpot, kt, 0.50, e->keys, &f_tpot);
+    res->tpot_p95_s = pct (e->s_tpot, kt, 0.95, e->keys, &f_tpot);
+    res->e2e_p95_s = pct (e->s_e2e, k, 0.95, e->keys, &f_e2e);
+    res->queue_p95_s = pct (e->s_q, k, 0.95, e->keys, &f_q);
     res->mean_batch = e->iters ? e->batch_sum / e->iters : 0;
     res->max_batch_seen = e->max_b;
     res->kv_peak_frac = e->cap > 0 ? e->kv_peak / e->cap : 0;

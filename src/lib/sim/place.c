@@ -374,21 +374,20 @@ double gp__slowdown (const struct gp_sim *s, uint32_t j)
     const struct spool *p = &s->pools[jb->pool_used];
     int32_t unit = p->dom_gpus > p->gpn ? p->dom_gpus : p->gpn;
     int32_t ideal = (jb->n + unit - 1) / unit;
-    int32_t used = 0, last = -1;
+    int32_t used = 0;
     for (int32_t i = 0; i < jb->n_alloc; i++) {
         int32_t d = s->nodes[jb->many[i].node].dom;
         /* allocations come in node order within a gather step, so count
-         * distinct domains with a small scan
+         * distinct domains with a small scan; the answer is known once
+         * the count passes the ideal
          */
         int dup = 0;
         for (int32_t k = 0; k < i && !dup; k++)
             dup = s->nodes[jb->many[k].node].dom == d;
-        if (!dup)
-            used++;
-        last = d;
+        if (!dup && ++used > ideal)
+            return 1.0 + jb->comm;
     }
-    (void)last;
-    return used > ideal ? 1.0 + jb->comm : 1.0;
+    return 1.0;
 }
 
 /* Fragmented GPUs: idle GPUs on nodes whose free count is below the

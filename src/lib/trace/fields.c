@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,34 @@ int gp__tr_bad (const struct rd *r, const struct gp_csv_row *row,
                          msg);
 }
 
+/* The plain decimal "DIGITS[.DIGITS]" (at least one digit before the
+ * point, at most 15 significant digits in all) in '*v' and 1; 0 for
+ * anything else.  The digits make an integer below 2^53 and the fraction
+ * digits a power of ten below 10^22, both exact doubles, so the one
+ * division is correctly rounded: the value strtod() returns for the same
+ * text (Clinger's fast path).  Everything else is left to strtod().
+ */
+static int plain_decimal (const char *s, double *v)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+                                 1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15};
+    uint64_t m = 0;
+    int nd = 0, nf = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++, nd++)
+        m = m * 10 + (uint64_t)(*p - '0');
+    if (nd == 0)
+        return 0;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, nd++, nf++)
+            m = m * 10 + (uint64_t)(*p - '0');
+    if (*p || nd > 15)
+        return 0;
+    *v = nf ? (double)m / p10[nf] : (double)m;
+    return 1;
+}
+
 int gp__tr_num (const struct rd *r, const struct gp_csv_row *row,
                 gp_error_t *err, enum col c, const char *colname, double lo,
                 double hi, double *out)
@@ -53,9 +82,14 @@ int gp__tr_num (const struct rd *r, const struct gp_csv_row *row,
     const char *s = gp__tr_field (r, row, c);
     if (!s || !*s)
         return gp__tr_bad (r, row, err, colname, "missing value");
+    double v;
+    if (plain_decimal (s, &v) && v >= lo && v <= hi) {
+        *out = v;
+        return 0;
+    }
     char *end;
     errno = 0;
-    double v = strtod (s, &end);
+    v = strtod (s, &end);
     while (*end == ' ')
         end++;
     if (end == s || *end || errno || !isfinite (v))
@@ -111,12 +145,41 @@ static long long days_from_civil (long long y, unsigned m, unsigned d)
 /* "YYYY-MM-DD HH:MM:SS" or "YYYY-MM-DDTHH:MM:SS" as seconds since the
  * epoch, in the trace's own (unstated) time zone.  -1 when malformed.
  */
+static int two_digits (const char *s, int *v)
+{
+    if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9')
+        return 0;
+    *v = (s[0] - '0') * 10 + (s[1] - '0');
+    return 1;
+}
+
+/* The common exact form "DDDD-DD-DD DD:DD:DD" (or 'T' between date and
+ * time), all digits: the fields sscanf() below reads from the same text,
+ * without its cost per row.  0 when the text has another form (sscanf
+ * then decides, with its own rules for signs, spaces and widths).
+ */
+static int datetime_digits (const char *s, int *y, int *mo, int *d, int *h,
+                            int *mi, int *se)
+{
+    int a, b;
+    if (!two_digits (s, &a) || !two_digits (s + 2, &b) || s[4] != '-'
+        || !two_digits (s + 5, mo) || s[7] != '-' || !two_digits (s + 8, d)
+        || (s[10] != ' ' && s[10] != 'T') || !two_digits (s + 11, h)
+        || s[13] != ':' || !two_digits (s + 14, mi) || s[16] != ':'
+        || !two_digits (s + 17, se) || s[19] != '\0')
+        return 0;
+    *y = a * 100 + b;
+    return 1;
+}
+
 double gp__tr_datetime (const char *s)
 {
     int y, mo, d, h, mi, se;
     char sep;
     int n = 0;
-    if (sscanf (s, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi,
+    if (datetime_digits (s, &y, &mo, &d, &h, &mi, &se))
+        ; /* the same fields as the sscanf below */
+    else if (sscanf (s, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi,
                 &se, &n)
         != 7
         || (sep != ' ' && sep != 'T') || s[n] != '\0')

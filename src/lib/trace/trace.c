@@ -332,8 +332,8 @@ struct gp_jobset *gp_trace_parse (const char *data, size_t len,
     struct rd r;
     if (setup (&r, name, opts, data, len, err))
         return NULL;
-    int rc = gp_csv_parse (data, len, name, formats[r.fmt]->delim, on_row,
-                           &r, err);
+    int rc = gp__tr_csv_parse (data, len, name, formats[r.fmt]->delim,
+                               on_row, &r, err);
     return finish (&r, rc, err);
 }
 
@@ -393,7 +393,7 @@ struct gp_jobset *gp_trace_read (const char *path,
     struct rd r;
     if (setup (&r, path, opts, head, n, err))
         return NULL;
-    int rc = gp_csv_parse_file (path, formats[r.fmt]->delim, on_row, &r,
-                                err);
+    int rc = gp__tr_csv_parse_file (path, formats[r.fmt]->delim, on_row, &r,
+                                    err);
     return finish (&r, rc, err);
 }

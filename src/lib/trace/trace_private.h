@@ -156,4 +156,12 @@ int gp__tr_team (struct rd *r, const char *name);
  */
 int gp__tr_keep_check (const struct rd *r, const struct gp_job *j);
 
+/* ---- csv_fast.c: gp_csv_parse / gp_csv_parse_file with plain lines
+ * split in place (the same rows, line numbers and messages). */
+int gp__tr_csv_parse (const char *data, size_t len, const char *name,
+                      char delim, gp_csv_row_f cb, void *arg,
+                      gp_error_t *err);
+int gp__tr_csv_parse_file (const char *path, char delim, gp_csv_row_f cb,
+                           void *arg, gp_error_t *err);
+
 #endif
