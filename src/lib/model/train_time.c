@@ -25,6 +25,11 @@
  * Megatron-Core's MoELayer forward; docs/model/training.md).
  */
 #define MOE_KERNELS 20
+/* Bytes moved per element by the FP8 cast of a GEMM input (current
+ * scaling: amax pass reading 2 B, then cast reading 2 B and writing 1 B;
+ * docs/model/training.md, "Precision").
+ */
+#define FP8_CAST_BYTES 5.0
 
 static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
                              double K)
@@ -35,12 +40,15 @@ static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
     double tc = 2.0 * M * N * K / (hw->peak_flops * eff);
     double tm = 2.0 * (M * K + K * N + M * N) / (hw->mem_bw * e->hbm);
     double t = (tc > tm ? tc : tm) + e->kernel_s;
-    /* FP8 (Transformer Engine recipes): both inputs are cast from BF16
-     * first, reading 2 and writing 1 byte per element, plus an amax
-     * reduction: a separate memory-bound kernel.
+    /* FP8 (Transformer Engine recipes): the activation input is cast
+     * from BF16 first, reading 2 and writing 1 byte per element, plus an
+     * amax reduction: a separate memory-bound kernel.  The weight is cast
+     * once per optimizer step, on the first micro-batch (TE Linear's
+     * is_first_microbatch; Megatron keeps the FP8 weight for the other
+     * micro-batches), so its cast is not charged per GEMM.
      */
     if (hw->fp8)
-        t += 3.0 * (M * K + K * N) / (hw->mem_bw * e->hbm) + e->kernel_s;
+        t += FP8_CAST_BYTES * M * K / (hw->mem_bw * e->hbm) + e->kernel_s;
     return t;
 }
 
@@ -273,8 +281,14 @@ static double attn_fwd (const struct tctx *cx, double *attn_b_out,
                                : 4.0 * l->micro_batch * (s / cp) * s * qd / t;
     double attn_f;
     double mem_extra = 0;
+    /* The attention core stays 16-bit in FP8 recipes (Transformer
+     * Engine's fp8_dot_product_attention is off in the Megatron-Bridge
+     * and NeMo recipes): it runs at the BF16 peak, not the FP8 one.
+     */
+    double apeak = hw->fp8 && hw->peak_bf16_flops > 0 ? hw->peak_bf16_flops
+                                                      : hw->peak_flops;
     if (job->flash_attn) {
-        attn_f = 0.5 * attn_flops / (hw->peak_flops * e->attn) + e->kernel_s;
+        attn_f = 0.5 * attn_flops / (apeak * e->attn) + e->kernel_s;
     } else {
         /* unfused: batched GEMMs on the full s x s scores, softmax,
          * mask and dropout through HBM (5 a s^2 b / t bytes written
@@ -283,7 +297,7 @@ static double attn_fwd (const struct tctx *cx, double *attn_b_out,
         double hd = m->head_dim;
         double bmm_eff = e->gemm_max / (1 + e->gemm_dim_half / hd
                                         + 2 * e->gemm_dim_half / s);
-        attn_f = attn_flops / (hw->peak_flops * bmm_eff) + 2 * e->kernel_s;
+        attn_f = attn_flops / (apeak * bmm_eff) + 2 * e->kernel_s;
         mem_extra = 2.0 * 5.0 * m->heads * (s / cp) * s * l->micro_batch / t
                     / (hw->mem_bw * e->hbm);
     }

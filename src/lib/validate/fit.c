@@ -30,6 +30,7 @@ static const struct {
     {"zero3", "ZeRO-3 overlap (70 %)"},
     {"unfused", "unfused attention for A100 fp16 stacks"},
     {"fp8", "FP8 cast kernels"},
+    {"fp8", "FP8 precision terms (attention at the BF16 peak, weight cast once per step, 5 B current-scaling cast)"},
 };
 
 static int in_scope (const char *scope, const struct gp_val_row *r)
