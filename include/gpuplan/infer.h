@@ -100,6 +100,41 @@ struct gp_engine_params {
  */
 void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p);
 
+/* Engine efficiency per vendor software stack (docs/model/inference.md,
+ * "Engines and vendor stacks"; data/catalog/engines.csv, compiled into the
+ * library and checked against the CSV by tests/unit/test_infer_engines.c).
+ * The kernel factors multiply the generation's efficiency factors
+ * (gp_hw_eff); the overheads are added to the engine's per-iteration and
+ * per-sequence constants.  A stack without a row is neutral (1, 0).
+ */
+struct gp_engine_stack {
+    const char *engine;       /* gp_engine_str() name */
+    const char *stack;        /* "cuda" (NVIDIA parts) or "rocm" (AMD) */
+    double gemm_mult;         /* x gp_hw_eff.gemm_eff (and expert GEMMs) */
+    double attn_mult;         /* x gp_hw_eff.attn_eff */
+    double hbm_mult;          /* x gp_hw_eff.hbm_eff */
+    double iter_extra_s;      /* + iter_overhead_s */
+    double seq_extra_s;       /* + seq_overhead_s */
+    const char *source;       /* where the values come from */
+};
+
+/* Software stack of accelerator 'a': "rocm" when its vendor is AMD, else
+ * "cuda" (also for NULL).  Static string, never NULL.
+ */
+const char *gp_engine_stack_name (const struct gp_accel *a);
+
+/* The row of engine 'e' on the stack of 'a' (never NULL: a neutral row
+ * when the table has none).  Static storage.
+ */
+const struct gp_engine_stack *gp_engine_stack_for (enum gp_engine e,
+                                                   const struct gp_accel *a);
+
+/* Number of rows of the built-in table and row 'i' (< count), for the
+ * catalog listing and the test that compares them with engines.csv.
+ */
+size_t gp_engine_stack_count (void);
+const struct gp_engine_stack *gp_engine_stack_row (size_t i);
+
 /* ==================== hardware efficiency factors ======================= */
 
 /* Achieved fractions of the catalog peaks, per accelerator generation
