@@ -294,6 +294,8 @@ struct gp_sim_result {
     int n_preempted;
     int kv_limited;              /* admission ever blocked by KV space */
     int unstable;                /* Poisson: queue grew without bound */
+    /* further nearest-rank percentiles (validate's rate mode) */
+    double ttft_p90_s, tpot_p90_s, tpot_p99_s, e2e_p90_s, e2e_p99_s;
 };
 
 /* Run the engine of replica 'm' on workload 'w' and fill '*r' (times in
@@ -674,7 +676,18 @@ struct gp_infer_val_row {
     double rel_err;
     double ttft_pred_s, ttft_meas_s, ttft_rel_err; /* meas 0 = absent */
     double tpot_pred_s, tpot_meas_s, tpot_rel_err;
+    /* rate mode (mode "rate"): latency statistics, seconds, in the order
+     * of GP_INFER_LAT_* (TTFT, TPOT, E2E x mean, p90, p99); meas 0 =
+     * the source does not give it */
+    int rate_mode;
+    double lat_pred_s[9], lat_meas_s[9];
 };
+
+/* Index of a latency statistic in gp_infer_val_row.lat_*_s: quantity
+ * (0 TTFT, 1 TPOT per request, 2 E2E) x 3 + statistic (0 mean, 1 p90,
+ * 2 p99).
+ */
+#define GP_INFER_LAT(q, stat) ((q) * 3 + (stat))
 
 struct gp_infer_val {
     struct gp_infer_val_row *rows;
