@@ -100,6 +100,41 @@ struct gp_engine_params {
  */
 void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p);
 
+/* Engine efficiency per vendor software stack (docs/model/inference.md,
+ * "Engines and vendor stacks"; data/catalog/engines.csv, compiled into the
+ * library and checked against the CSV by tests/unit/test_infer_engines.c).
+ * The kernel factors multiply the generation's efficiency factors
+ * (gp_hw_eff); the overheads are added to the engine's per-iteration and
+ * per-sequence constants.  A stack without a row is neutral (1, 0).
+ */
+struct gp_engine_stack {
+    const char *engine;       /* gp_engine_str() name */
+    const char *stack;        /* "cuda" (NVIDIA parts) or "rocm" (AMD) */
+    double gemm_mult;         /* x gp_hw_eff.gemm_eff (and expert GEMMs) */
+    double attn_mult;         /* x gp_hw_eff.attn_eff */
+    double hbm_mult;          /* x gp_hw_eff.hbm_eff */
+    double iter_extra_s;      /* + iter_overhead_s */
+    double seq_extra_s;       /* + seq_overhead_s */
+    const char *source;       /* where the values come from */
+};
+
+/* Software stack of accelerator 'a': "rocm" when its vendor is AMD, else
+ * "cuda" (also for NULL).  Static string, never NULL.
+ */
+const char *gp_engine_stack_name (const struct gp_accel *a);
+
+/* The row of engine 'e' on the stack of 'a' (never NULL: a neutral row
+ * when the table has none).  Static storage.
+ */
+const struct gp_engine_stack *gp_engine_stack_for (enum gp_engine e,
+                                                   const struct gp_accel *a);
+
+/* Number of rows of the built-in table and row 'i' (< count), for the
+ * catalog listing and the test that compares them with engines.csv.
+ */
+size_t gp_engine_stack_count (void);
+const struct gp_engine_stack *gp_engine_stack_row (size_t i);
+
 /* ==================== hardware efficiency factors ======================= */
 
 /* Achieved fractions of the catalog peaks, per accelerator generation
@@ -259,6 +294,8 @@ struct gp_sim_result {
     int n_preempted;
     int kv_limited;              /* admission ever blocked by KV space */
     int unstable;                /* Poisson: queue grew without bound */
+    /* further nearest-rank percentiles (validate's rate mode) */
+    double ttft_p90_s, tpot_p90_s, tpot_p99_s, e2e_p90_s, e2e_p99_s;
 };
 
 /* Run the engine of replica 'm' on workload 'w' and fill '*r' (times in
@@ -639,7 +676,18 @@ struct gp_infer_val_row {
     double rel_err;
     double ttft_pred_s, ttft_meas_s, ttft_rel_err; /* meas 0 = absent */
     double tpot_pred_s, tpot_meas_s, tpot_rel_err;
+    /* rate mode (mode "rate"): latency statistics, seconds, in the order
+     * of GP_INFER_LAT_* (TTFT, TPOT, E2E x mean, p90, p99); meas 0 =
+     * the source does not give it */
+    int rate_mode;
+    double lat_pred_s[9], lat_meas_s[9];
 };
+
+/* Index of a latency statistic in gp_infer_val_row.lat_*_s: quantity
+ * (0 TTFT, 1 TPOT per request, 2 E2E) x 3 + statistic (0 mean, 1 p90,
+ * 2 p99).
+ */
+#define GP_INFER_LAT(q, stat) ((q) * 3 + (stat))
 
 struct gp_infer_val {
     struct gp_infer_val_row *rows;

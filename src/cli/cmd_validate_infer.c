@@ -12,6 +12,39 @@
 #include "gpuplan/validate.h"
 #include "validate.h"
 
+/* Rate-mode rows: predicted (measured) TTFT, TPOT and E2E mean/p90/p99. */
+static void print_rate (const struct gp_infer_validation *v)
+{
+    static const char *q[3] = {"TTFT", "TPOT", "E2E"};
+    const char *h[] = {"ID", "LATENCY", "MEAN ms pred (meas)",
+                       "P90 ms pred (meas)", "P99 ms pred (meas)"};
+    struct gp_text_table *t = NULL;
+    for (size_t i = 0; i < v->val.n_rows; i++) {
+        const struct gp_infer_val_row *r = &v->val.rows[i];
+        if (!r->ok || !r->rate_mode)
+            continue;
+        if (!t)
+            t = gp_text_table_create (5, h);
+        for (int a = 0; a < 3; a++) {
+            char b[3][48];
+            for (int k = 0; k < 3; k++) {
+                double p = r->lat_pred_s[GP_INFER_LAT (a, k)] * 1e3;
+                double m = r->lat_meas_s[GP_INFER_LAT (a, k)] * 1e3;
+                if (m > 0)
+                    snprintf (b[k], 48, "%.1f (%.1f)", p, m);
+                else
+                    snprintf (b[k], 48, "%.1f (-)", p);
+            }
+            const char *cells[5] = {a ? "" : r->id, q[a], b[0], b[1], b[2]};
+            gp_text_table_add (t, cells);
+        }
+    }
+    if (t) {
+        printf ("\nrate mode (open loop, Poisson arrivals):\n");
+        cli_table_print (t);
+    }
+}
+
 static void print_text (const struct gp_infer_validation *v)
 {
     const char *h[] = {"ID", "STATUS", "PREDICTED tok/s", "MEASURED tok/s",
@@ -42,6 +75,7 @@ static void print_text (const struct gp_infer_validation *v)
         gp_text_table_add (t, cells);
     }
     cli_table_print (t);
+    print_rate (v);
     const struct gp_val_summary *s = &v->throughput;
     printf ("\n%zu rows, %zu modelled.\n", s->n, s->n_ok);
     printf ("output tokens/s: median |err| %.1f %%, within 10/20/30 %%: "

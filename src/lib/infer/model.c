@@ -398,6 +398,15 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
         return rc;
     gp_arch_params (a, &M.pc);
     gp_hw_eff_for (acc, &M.eff);
+    /* engine x vendor stack (docs/model/inference.md, "Engines and vendor
+     * stacks"): kernel factors and extra host overheads */
+    const struct gp_engine_stack *st = gp_engine_stack_for (cfg->eng.engine,
+                                                            acc);
+    M.eff.gemm_eff *= st->gemm_mult;
+    M.eff.attn_eff *= st->attn_mult;
+    M.eff.hbm_eff *= st->hbm_mult;
+    M.cfg.eng.iter_overhead_s += st->iter_extra_s;
+    M.cfg.eng.seq_overhead_s += st->seq_extra_s;
     int n = M.cfg.tp * M.cfg.pp;
     M.n_gpus = n;
     if ((rc = device_peaks (&M, err)) < 0)

@@ -1197,11 +1197,16 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     /* nearest-rank percentiles: selected, not sorted (the same values) */
     size_t f_ttft = 0, f_tpot = 0, f_e2e = 0, f_q = 0;
     res->ttft_p50_s = pct (e->s_ttft, k, 0.50, e->keys, &f_ttft);
+    res->ttft_p90_s = pct (e->s_ttft, k, 0.90, e->keys, &f_ttft);
     res->ttft_p95_s = pct (e->s_ttft, k, 0.95, e->keys, &f_ttft);
     res->ttft_p99_s = pct (e->s_ttft, k, 0.99, e->keys, &f_ttft);
     res->tpot_p50_s = pct (e->s_tpot, kt, 0.50, e->keys, &f_tpot);
+    res->tpot_p90_s = pct (e->s_tpot, kt, 0.90, e->keys, &f_tpot);
     res->tpot_p95_s = pct (e->s_tpot, kt, 0.95, e->keys, &f_tpot);
+    res->tpot_p99_s = pct (e->s_tpot, kt, 0.99, e->keys, &f_tpot);
+    res->e2e_p90_s = pct (e->s_e2e, k, 0.90, e->keys, &f_e2e);
     res->e2e_p95_s = pct (e->s_e2e, k, 0.95, e->keys, &f_e2e);
+    res->e2e_p99_s = pct (e->s_e2e, k, 0.99, e->keys, &f_e2e);
     res->queue_p95_s = pct (e->s_q, k, 0.95, e->keys, &f_q);
     res->mean_batch = e->iters ? e->batch_sum / e->iters : 0;
     res->max_batch_seen = e->max_b;

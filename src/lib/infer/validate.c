@@ -19,7 +19,10 @@ enum {
     C_ID, C_ZOO, C_LAYERS, C_HIDDEN, C_FFN, C_HEADS, C_KVH, C_HDIM, C_VOCAB,
     C_ATTN, C_MOE_E, C_MOE_K, C_MOE_F, C_GPU, C_NGPU, C_TP, C_PP, C_EP,
     C_WP, C_KVP, C_ENGINE, C_MODE, C_CONC, C_IN, C_OUT, C_MEAS, C_TTFT,
-    C_TPOT, C_NOTES, C_N
+    C_TPOT, C_NOTES,
+    /* optional: rate mode */
+    C_RATE, C_MAXSEQ, C_MAXTOK, C_NPROMPT, C_TTFT90, C_TTFT99, C_TPOT90,
+    C_TPOT99, C_E2E, C_E2E90, C_E2E99, C_N
 };
 
 static const char *col_names[C_N] = {
@@ -29,6 +32,10 @@ static const char *col_names[C_N] = {
     "weight_precision", "kv_precision", "engine", "mode", "concurrency",
     "input_len", "output_len", "measured_output_tok_s", "measured_ttft_ms",
     "measured_tpot_ms", "notes",
+    "request_rate", "max_num_seqs", "max_num_batched_tokens", "num_prompts",
+    "measured_ttft_p90_ms", "measured_ttft_p99_ms", "measured_tpot_p90_ms",
+    "measured_tpot_p99_ms", "measured_e2e_ms", "measured_e2e_p90_ms",
+    "measured_e2e_p99_ms",
 };
 
 struct vctx {
@@ -206,9 +213,30 @@ static int row_cfg (const struct vctx *V, const struct gp_csv_row *r,
         return -1;
     }
     gp_engine_defaults (eng, &c.eng);
+    /* the run's own batch limits (vLLM max_num_seqs,
+     * max_num_batched_tokens) where the row gives them */
+    if (d[C_MAXSEQ] >= 1)
+        c.eng.max_batch = (int)d[C_MAXSEQ];
+    if (d[C_MAXTOK] >= 1)
+        c.eng.max_num_tokens = (int)d[C_MAXTOK];
     *cp = c;
     *engp = eng;
     return 0;
+}
+
+/* Rate mode: predicted and measured TTFT, TPOT and E2E mean/p90/p99. */
+static void rate_stats (const struct gp_sim_result *s, const double *d,
+                        struct gp_infer_val_row *o)
+{
+    const double pred[9] = {s->ttft_mean_s, s->ttft_p90_s, s->ttft_p99_s,
+                            s->tpot_mean_s, s->tpot_p90_s, s->tpot_p99_s,
+                            s->e2e_mean_s,  s->e2e_p90_s,  s->e2e_p99_s};
+    const int meas[9] = {C_TTFT, C_TTFT90, C_TTFT99, C_TPOT, C_TPOT90,
+                         C_TPOT99, C_E2E, C_E2E90, C_E2E99};
+    for (int i = 0; i < 9; i++) {
+        o->lat_pred_s[i] = pred[i];
+        o->lat_meas_s[i] = d[meas[i]] / 1e3;
+    }
 }
 
 static void predict (const struct vctx *V, const struct gp_csv_row *r,
@@ -254,8 +282,18 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
     } else if (!strcmp (mode, "batch")) {
         w.arrivals = GP_ARR_BATCH;
         w.concurrency = (conc + replicas - 1) / replicas;
+    } else if (!strcmp (mode, "rate")) {
+        if (!(d[C_RATE] > 0)) {
+            unsupported (o, "mode rate needs request_rate (requests/s)");
+            return;
+        }
+        /* open loop: Poisson arrivals split evenly over the replicas */
+        w.arrivals = GP_ARR_POISSON;
+        w.rate = d[C_RATE] / replicas;
+        w.n_requests = d[C_NPROMPT] > 0 ? (int)(d[C_NPROMPT] / replicas) : 0;
+        o->rate_mode = 1;
     } else {
-        unsupported (o, "mode must be offline, concurrency or batch");
+        unsupported (o, "mode must be offline, concurrency, batch or rate");
         return;
     }
     struct gp_sim_result s;
@@ -272,6 +310,8 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
                                         : 0;
         o->rel_err = rel (o->predicted, o->measured);
     }
+    if (o->rate_mode)
+        rate_stats (&s, d, o);
     o->ttft_pred_s = s.ttft_mean_s;
     o->tpot_pred_s = s.tpot_mean_s;
     if (o->ttft_meas_s > 0)
@@ -286,7 +326,7 @@ static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
     if (r->index == 0) {
         for (int c = 0; c < C_N; c++) {
             V->col[c] = gp_csv_col (r, col_names[c]);
-            if (V->col[c] < 0 && c != C_NOTES && c != C_EP)
+            if (V->col[c] < 0 && c != C_NOTES && c != C_EP && c < C_RATE)
                 return gp_errprintf (err, GP_EPARSE,
                                      "%s:%zu: missing column '%s' (see "
                                      "docs/formats/infer.md)",
@@ -313,7 +353,10 @@ static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
                                   C_KVH,    C_HDIM,   C_VOCAB, C_MOE_E,
                                   C_MOE_K,  C_MOE_F,  C_NGPU, C_TP,
                                   C_PP,     C_EP,     C_CONC, C_IN,
-                                  C_OUT,    C_MEAS,   C_TTFT, C_TPOT};
+                                  C_OUT,    C_MEAS,   C_TTFT, C_TPOT,
+                                  C_RATE,   C_MAXSEQ, C_MAXTOK, C_NPROMPT,
+                                  C_TTFT90, C_TTFT99, C_TPOT90, C_TPOT99,
+                                  C_E2E,    C_E2E90,  C_E2E99};
     for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
         int rc = num (V, r, numeric[i], &d[numeric[i]], err);
         if (rc)

@@ -56,11 +56,14 @@ static json_t *at_peak_json (const struct gp_infer_option *o, double rps)
     const struct gp_sim_result *r = &o->size.at_peak;
     json_t *lat = json_object ();
     set (lat, "rate_per_replica_rps", json_real (rps / o->size.replicas));
+    set (lat, "ttft_mean_s", json_real (r->ttft_mean_s));
     set (lat, "ttft_p50_s", json_real (r->ttft_p50_s));
     set (lat, "ttft_p95_s", json_real (r->ttft_p95_s));
     set (lat, "ttft_p99_s", json_real (r->ttft_p99_s));
+    set (lat, "tpot_mean_s", json_real (r->tpot_mean_s));
     set (lat, "tpot_p50_s", json_real (r->tpot_p50_s));
     set (lat, "tpot_p95_s", json_real (r->tpot_p95_s));
+    set (lat, "e2e_mean_s", json_real (r->e2e_mean_s));
     set (lat, "e2e_p95_s", json_real (r->e2e_p95_s));
     set (lat, "mean_batch", json_real (r->mean_batch));
     set (lat, "output_tokens_per_s_per_replica", json_real (r->out_tok_s));

@@ -121,6 +121,28 @@ json_t *gp_validation_json (const struct gp_validation *v)
 
 /* ============================== inference ============================== */
 
+/* Rate mode: {ttft|tpot|e2e: {mean|p90|p99: {predicted_s, measured_s}}}
+ * (docs/formats/infer.md). */
+static json_t *rate_json (const struct gp_infer_val_row *r)
+{
+    static const char *q[3] = {"ttft", "tpot", "e2e"};
+    static const char *st[3] = {"mean", "p90", "p99"};
+    json_t *lat = json_object ();
+    for (int a = 0; a < 3; a++) {
+        json_t *qa = json_object ();
+        for (int b = 0; b < 3; b++) {
+            json_t *x = json_object ();
+            json_object_set_new (x, "predicted_s",
+                                 json_real (r->lat_pred_s[GP_INFER_LAT (a, b)]));
+            json_object_set_new (x, "measured_s",
+                                 known (r->lat_meas_s[GP_INFER_LAT (a, b)]));
+            json_object_set_new (qa, st[b], x);
+        }
+        json_object_set_new (lat, q[a], qa);
+    }
+    return lat;
+}
+
 static json_t *infer_row_json (const struct gp_infer_val_row *r)
 {
     json_t *j = json_object ();
@@ -146,6 +168,8 @@ static json_t *infer_row_json (const struct gp_infer_val_row *r)
     json_object_set_new (j, "tpot_measured_s", known (r->tpot_meas_s));
     json_object_set_new (j, "tpot_rel_err",
                          t2 ? json_real (r->tpot_rel_err) : json_null ());
+    if (r->ok && r->rate_mode)
+        json_object_set_new (j, "latency", rate_json (r));
     if (!r->ok)
         json_object_set_new (j, "reason", json_string (r->reason));
     return j;
