@@ -120,6 +120,10 @@ static void test_checks (void **state)
 
     a = tiny ();
     struct gp_train_model m;
+    a.layers = 6; /* an explicit --layers that contradicts the pattern */
+    assert_int_equal (gp_train_prep (&a, &m, &err), GP_EINVAL);
+    assert_non_null (strstr (err.text, "layer_pattern has 5"));
+    a = tiny ();
     assert_int_equal (gp_train_prep (&a, &m, &err), 0);
     struct gp_train_job j;
     gp_train_job_default (&j);

@@ -75,6 +75,12 @@ int gp_train_prep (const struct gp_arch *a, struct gp_train_model *m,
     }
     if (b.layer_pattern[0] && gp_arch_pattern_count (&b, err) != 0)
         return GP_EINVAL;
+    if (b.layer_pattern[0] && (int)strlen (b.layer_pattern) != b.layers)
+        return gp_errprintf (err, GP_EINVAL,
+                             "model '%s': %d layers, but its layer_pattern "
+                             "has %d (a hybrid model's layers come from the "
+                             "pattern)",
+                             a->id, b.layers, (int)strlen (b.layer_pattern));
     struct gp_param_count pc;
     gp_arch_params (&b, &pc);
     memset (m, 0, sizeof *m);
