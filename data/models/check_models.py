@@ -28,6 +28,9 @@ Parameter-count convention (weights only, biases ignored):
               active: (topk + shared) * MLP(moe_ffn_hidden) + router
   layers      moe_dense_layers dense layers (ffn_hidden) and layers - moe_dense_layers MoE layers
   norms       2*hidden per layer + hidden final
+  hybrid      (layer_pattern set) attention on '*' layers, MLP on '-' layers, Mamba-2 mixer on
+              'M' layers: hidden*(2*d_in + 2*G*N + H) + (d_in + 2*G*N)*conv + 3*H + d_in
+              + d_in*hidden (d_in = ssm_heads*ssm_head_dim); one norm per pattern layer
 Active parameters count the input embedding and the output head.
 """
 
@@ -42,6 +45,8 @@ HEADER = [
     "max_seq_len", "moe_experts", "moe_topk", "moe_ffn_hidden", "moe_shared_experts",
     "moe_dense_layers", "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim",
     "mla_qk_rope_head_dim", "mla_v_head_dim", "source", "source_date", "notes",
+    "layer_pattern", "ssm_state", "ssm_heads", "ssm_head_dim", "ssm_groups", "ssm_conv",
+    "ssm_chunk",
 ]
 
 REQUIRED_IDS = [
@@ -58,8 +63,10 @@ INT_COLS = [
     "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "head_dim", "vocab", "max_seq_len",
     "moe_experts", "moe_topk", "moe_ffn_hidden", "moe_shared_experts", "moe_dense_layers",
     "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim", "mla_qk_rope_head_dim",
-    "mla_v_head_dim",
+    "mla_v_head_dim", "ssm_state", "ssm_heads", "ssm_head_dim", "ssm_groups", "ssm_conv",
+    "ssm_chunk",
 ]
+SSM_COLS = ["ssm_state", "ssm_heads", "ssm_head_dim", "ssm_groups", "ssm_conv", "ssm_chunk"]
 FLOAT_COLS = ["params_b", "active_params_b"]
 REQUIRED_COLS = [
     "id", "name", "family", "params_b", "active_params_b", "layers", "hidden", "heads",
@@ -137,6 +144,19 @@ def validate_row(raw, r, errors):
                 errors.append(f"{rid}: MLA head_dim must equal qk_nope + qk_rope")
     elif mla_set:
         errors.append(f"{rid}: MLA columns {mla_set} set on a non-MLA row")
+    pat = raw["layer_pattern"]
+    if pat:
+        if set(pat) - set("M*-"):
+            errors.append(f"{rid}: layer_pattern may only hold M, * and -")
+        if r["layers"] is not None and len(pat) != r["layers"]:
+            errors.append(f"{rid}: layer_pattern length {len(pat)} != layers {r['layers']}")
+        for c in SSM_COLS:
+            if not r[c]:
+                errors.append(f"{rid}: hybrid row needs {c}")
+        if r["ssm_heads"] and r["ssm_groups"] and r["ssm_heads"] % r["ssm_groups"]:
+            errors.append(f"{rid}: ssm_heads must be a multiple of ssm_groups")
+    elif [c for c in SSM_COLS if r[c] is not None]:
+        errors.append(f"{rid}: ssm columns set without a layer_pattern")
     experts = r["moe_experts"]
     if experts is None:
         return
@@ -188,6 +208,18 @@ def count_params(raw, r):
     mats = 3 if raw["mlp"] == "swiglu" else 2
     norms = 2 * h
     experts = r["moe_experts"] or 0
+    pat = raw["layer_pattern"]
+    if pat:
+        # hybrid Mamba-2/attention: one pre-norm per pattern layer; Mamba-2 mixer =
+        # in_proj h*(2*d_in + 2*G*N + H) + conv (d_in + 2*G*N)*kernel + A, D, dt_bias
+        # + gated norm d_in + out_proj d_in*h, with d_in = ssm_heads * ssm_head_dim
+        H, N, G = r["ssm_heads"], r["ssm_state"], r["ssm_groups"]
+        din = H * r["ssm_head_dim"]
+        ssm = (h * (2 * din + 2 * G * N + H) + (din + 2 * G * N) * r["ssm_conv"]
+               + 3 * H + din + din * h)
+        total = (emb + pat.count("*") * attn + pat.count("-") * mats * h * r["ffn_hidden"]
+                 + pat.count("M") * ssm + h * len(pat) + h)
+        return total, total
     if experts == 0:
         mlp = mats * h * r["ffn_hidden"]
         total = emb + L * (attn + norms + mlp) + h

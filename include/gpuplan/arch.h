@@ -59,6 +59,17 @@ struct gp_arch {
     int mla_v_head_dim;
     const char *source;     /* borrowed from the zoo, or "" */
     const char *source_date;
+    /* Hybrid Mamba-2/attention models (Nemotron-H): one character per
+     * layer, 'M' Mamba-2 mixer, '*' self-attention, '-' MLP (the
+     * hybrid_override_pattern of the Hugging Face config); "" = every
+     * layer is an attention + MLP transformer block.  'layers' is then
+     * the pattern length.  The ssm_* fields are those of the Mamba-2
+     * mixer (Dao & Gu 2024): state size N, heads H, head dim P (inner
+     * width H*P), B/C groups G, causal-conv kernel, SSD chunk size Q.
+     */
+    char layer_pattern[256];
+    int ssm_state, ssm_heads, ssm_head_dim, ssm_groups, ssm_conv, ssm_chunk;
+    int n_ssm_layers, n_attn_layers, n_mlp_layers; /* counted from it */
 };
 
 /* Parameter counts (elements, not bytes) derived from the dimensions.
@@ -77,6 +88,12 @@ struct gp_param_count {
     int moe_layers;
     double total;
     double active;          /* parameters touched per token */
+    /* hybrid models (layer_pattern): attn_per_layer is per attention
+     * layer, dense_mlp_per_layer per MLP layer, ssm_per_layer per Mamba-2
+     * layer (in/out projections, conv, A, D, dt bias, gated norm).
+     */
+    double ssm_per_layer;
+    int ssm_layers, attn_layers;
 };
 
 /* Fill 'pc' from 'a'.  Pure arithmetic; 'a' must pass gp_arch_check(). */
@@ -94,6 +111,19 @@ int gp_arch_check (const struct gp_arch *a, gp_error_t *err);
  * cache's bytes per element.
  */
 double gp_arch_kv_elems_per_token (const struct gp_arch *a);
+
+/* Count the layer types of 'a->layer_pattern' into n_ssm_layers,
+ * n_attn_layers, n_mlp_layers (all 0 for "").  Returns 0, or GP_EINVAL
+ * naming the character for anything but 'M', '*' and '-' (MoE blocks
+ * 'E' of later hybrids: not yet supported).
+ */
+int gp_arch_pattern_count (struct gp_arch *a, gp_error_t *err);
+
+/* Fixed recurrent state of the Mamba-2 layers per sequence, elements:
+ * n_ssm_layers * (H*P*N SSM state + (H*P + 2*G*N)*(conv-1) conv
+ * state).  0 for transformers.
+ */
+double gp_arch_ssm_state_elems (const struct gp_arch *a);
 
 /* Short names: "swiglu", else "gelu"; "mla", "gqa", else "mha".
  * Static strings.

@@ -202,6 +202,16 @@ struct gp_train_model {
     double total_params;
     double active_params;     /* touched per token */
     double matmul_active;     /* active params in GEMMs (excl. input emb.) */
+    /* Hybrid Mamba-2/attention models (gp_arch layer_pattern; 0 layers =
+     * transformer).  'layers' counts the pattern layers; attn_params is
+     * then the mixer parameters (attention or Mamba-2) per pattern layer
+     * on average and dense_layers the MLP layers (docs/model/training.md,
+     * "Hybrid Mamba-2/attention models").
+     */
+    int ssm_layers, attn_layers;
+    int ssm_heads, ssm_head_dim, ssm_state, ssm_groups, ssm_conv, ssm_chunk;
+    double ssm_params;        /* one Mamba-2 layer */
+    double attn_layer_params; /* one attention layer (hybrid) */
 };
 
 /* Fill 'm' from 'a' (parameter counts in elements).  Returns 0, or

@@ -31,6 +31,71 @@ const char *gp_attn_str (enum gp_attn a)
 
 /* ========================== parameter counts =========================== */
 
+/* ======================== hybrid Mamba-2 models ======================== */
+
+int gp_arch_pattern_count (struct gp_arch *a, gp_error_t *err)
+{
+    a->n_ssm_layers = a->n_attn_layers = a->n_mlp_layers = 0;
+    for (const char *c = a->layer_pattern; *c; c++) {
+        if (*c == 'M')
+            a->n_ssm_layers++;
+        else if (*c == '*')
+            a->n_attn_layers++;
+        else if (*c == '-')
+            a->n_mlp_layers++;
+        else
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: layer_pattern: '%c' at position %d is "
+                                 "not M, * or - (MoE blocks 'E' in hybrid "
+                                 "models: not yet supported)",
+                                 a->id[0] ? a->id : "model", *c,
+                                 (int)(c - a->layer_pattern) + 1);
+    }
+    return 0;
+}
+
+/* Mamba-2 mixer parameters (Megatron-Core MambaMixer, Dao & Gu 2024
+ * Sec. 7): in_proj h x (2*d_in + 2*G*N + H) producing z, x, B, C, dt;
+ * depthwise conv over x, B, C ((d_in + 2GN) x kernel; its bias ignored
+ * like every bias); A_log, D and dt_bias (H each); the gated RMSNorm
+ * (d_in); out_proj d_in x h.
+ */
+static double ssm_layer_params (const struct gp_arch *a)
+{
+    double h = a->hidden, H = a->ssm_heads, din = H * a->ssm_head_dim;
+    double gn = (double)a->ssm_groups * a->ssm_state;
+    return h * (2 * din + 2 * gn + H) + (din + 2 * gn) * a->ssm_conv
+           + 3 * H + din + din * h;
+}
+
+/* Hybrid totals: one norm per pattern layer (pre-norm of the mixer or
+ * MLP) plus the final norm; attention and MLP only on their layers.
+ */
+static void params_hybrid (const struct gp_arch *a,
+                                    struct gp_param_count *pc)
+{
+    double h = a->hidden;
+    pc->ssm_per_layer = ssm_layer_params (a);
+    pc->ssm_layers = a->n_ssm_layers;
+    pc->attn_layers = a->n_attn_layers;
+    pc->dense_layers = a->n_mlp_layers;
+    pc->norms = h * a->layers + h;
+    pc->total = pc->embedding + a->n_attn_layers * pc->attn_per_layer
+                + a->n_mlp_layers * pc->dense_mlp_per_layer
+                + a->n_ssm_layers * pc->ssm_per_layer + pc->norms;
+    pc->active = pc->total;
+}
+
+double gp_arch_ssm_state_elems (const struct gp_arch *a)
+{
+    if (!a || !a->layer_pattern[0])
+        return 0.0;
+    double din = (double)a->ssm_heads * a->ssm_head_dim;
+    double gn = (double)a->ssm_groups * a->ssm_state;
+    double conv = a->ssm_conv > 1 ? a->ssm_conv - 1 : 0;
+    return a->n_ssm_layers * (din * a->ssm_state + (din + 2 * gn) * conv);
+}
+
 void gp_arch_params (const struct gp_arch *a, struct gp_param_count *pc)
 {
     memset (pc, 0, sizeof *pc);
@@ -76,6 +141,10 @@ void gp_arch_params (const struct gp_arch *a, struct gp_param_count *pc)
         pc->dense_mlp_per_layer = mats * h * a->ffn_hidden;
     }
     pc->norms = 2.0 * h * a->layers + h;
+    if (a->layer_pattern[0]) {
+        params_hybrid (a, pc);
+        return;
+    }
     double common = pc->embedding + a->layers * pc->attn_per_layer
                     + pc->norms + pc->dense_layers * pc->dense_mlp_per_layer;
     pc->total = common + pc->moe_layers * pc->moe_all_per_layer;
@@ -86,6 +155,8 @@ double gp_arch_kv_elems_per_token (const struct gp_arch *a)
 {
     if (!a)
         return 0.0;
+    if (a->layer_pattern[0]) /* hybrid: only the attention layers cache */
+        return 2.0 * a->n_attn_layers * a->kv_heads * a->head_dim;
     if (a->attention == GP_ATTN_MLA)
         return (double)a->layers
                * (a->mla_kv_lora_rank + a->mla_qk_rope_head_dim);
@@ -154,6 +225,40 @@ int gp_arch_check (const struct gp_arch *a, gp_error_t *err)
         return gp_errprintf (err, GP_EINVAL,
                              "%s: 'ffn_hidden' must be positive", id);
     }
+    if (a->layer_pattern[0]) {
+        struct gp_arch c = *a;
+        int rc = gp_arch_pattern_count (&c, err);
+        if (rc)
+            return rc;
+        if ((int)strlen (a->layer_pattern) != a->layers)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: layer_pattern has %d layers, 'layers' "
+                                 "says %d",
+                                 id, (int)strlen (a->layer_pattern),
+                                 a->layers);
+        if (c.n_ssm_layers != a->n_ssm_layers
+            || c.n_attn_layers != a->n_attn_layers
+            || c.n_mlp_layers != a->n_mlp_layers)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: layer counts not those of "
+                                 "layer_pattern (gp_arch_pattern_count)",
+                                 id);
+        if (a->ssm_state <= 0 || a->ssm_heads <= 0 || a->ssm_head_dim <= 0
+            || a->ssm_groups <= 0 || a->ssm_conv <= 0 || a->ssm_chunk <= 0)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: a layer_pattern needs ssm_state, "
+                                 "ssm_heads, ssm_head_dim, ssm_groups, "
+                                 "ssm_conv and ssm_chunk",
+                                 id);
+        if (a->ssm_heads % a->ssm_groups)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: ssm_heads must be a multiple of "
+                                 "ssm_groups", id);
+        if (a->moe_experts > 0 || a->attention == GP_ATTN_MLA)
+            return gp_errprintf (err, GP_EINVAL,
+                                 "%s: hybrid models with MoE or MLA: not yet "
+                                 "supported", id);
+    }
     if (a->learned_pos_emb && a->max_seq_len <= 0)
         return gp_errprintf (err, GP_EINVAL,
                              "%s: learned positions need max_seq_len", id);
@@ -172,8 +277,12 @@ enum zcol {
     Z_ID, Z_NAME, Z_FAMILY, Z_PARAMS, Z_ACTIVE, Z_LAYERS, Z_HIDDEN, Z_FFN,
     Z_HEADS, Z_KV, Z_HEAD_DIM, Z_VOCAB, Z_MLP, Z_ATTN, Z_TIED, Z_SEQ,
     Z_EXPERTS, Z_TOPK, Z_MOE_FFN, Z_SHARED, Z_DENSE, Z_QLORA, Z_KVLORA,
-    Z_NOPE, Z_ROPE, Z_VDIM, Z_SOURCE, Z_DATE, Z_NOTES, Z_NCOLS
+    Z_NOPE, Z_ROPE, Z_VDIM, Z_SOURCE, Z_DATE, Z_NOTES,
+    /* optional (a file without them describes transformers only) */
+    Z_PATTERN, Z_SSM_STATE, Z_SSM_HEADS, Z_SSM_HEAD_DIM, Z_SSM_GROUPS,
+    Z_SSM_CONV, Z_SSM_CHUNK, Z_NCOLS
 };
+#define Z_NREQ Z_PATTERN
 
 static const char *const zcol_names[Z_NCOLS] = {
     "id", "name", "family", "params_b", "active_params_b", "layers", "hidden",
@@ -182,7 +291,8 @@ static const char *const zcol_names[Z_NCOLS] = {
     "moe_ffn_hidden", "moe_shared_experts", "moe_dense_layers",
     "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim",
     "mla_qk_rope_head_dim", "mla_v_head_dim", "source", "source_date",
-    "notes"};
+    "notes", "layer_pattern", "ssm_state", "ssm_heads", "ssm_head_dim",
+    "ssm_groups", "ssm_conv", "ssm_chunk"};
 
 struct zload {
     struct gp_zoo *zoo;
@@ -195,7 +305,7 @@ struct zload {
 static int cell_int (const struct zload *L, const struct gp_csv_row *row,
                      enum zcol c, int required, int *out, gp_error_t *err)
 {
-    const char *s = row->fields[L->map[c]];
+    const char *s = L->map[c] >= 0 ? row->fields[L->map[c]] : "";
     if (!*s) {
         if (required)
             return gp_errprintf (err, GP_EPARSE,
@@ -239,7 +349,7 @@ static int cell_num (const struct zload *L, const struct gp_csv_row *row,
 static int copy_str (const struct zload *L, const struct gp_csv_row *row,
                      enum zcol c, char *dst, size_t size, gp_error_t *err)
 {
-    const char *s = row->fields[L->map[c]];
+    const char *s = L->map[c] >= 0 ? row->fields[L->map[c]] : "";
     if (strlen (s) >= size)
         return gp_errprintf (err, GP_ERANGE,
                              "%s:%zu: column '%s' is longer than %zu "
@@ -249,22 +359,44 @@ static int copy_str (const struct zload *L, const struct gp_csv_row *row,
     return 0;
 }
 
+/* The hybrid columns: pattern string and Mamba-2 mixer sizes. */
+static int zoo_row_ssm (const struct zload *L, const struct gp_csv_row *row,
+                        struct gp_arch *a, gp_error_t *err)
+{
+    int rc;
+    if ((rc = copy_str (L, row, Z_PATTERN, a->layer_pattern,
+                        sizeof a->layer_pattern, err))
+        || (rc = cell_int (L, row, Z_SSM_STATE, 0, &a->ssm_state, err))
+        || (rc = cell_int (L, row, Z_SSM_HEADS, 0, &a->ssm_heads, err))
+        || (rc = cell_int (L, row, Z_SSM_HEAD_DIM, 0, &a->ssm_head_dim, err))
+        || (rc = cell_int (L, row, Z_SSM_GROUPS, 0, &a->ssm_groups, err))
+        || (rc = cell_int (L, row, Z_SSM_CONV, 0, &a->ssm_conv, err))
+        || (rc = cell_int (L, row, Z_SSM_CHUNK, 0, &a->ssm_chunk, err)))
+        return rc;
+    gp_error_t e;
+    if (gp_arch_pattern_count (a, &e) != 0)
+        return gp_errprintf (err, GP_EPARSE, "%s:%zu: column "
+                             "'layer_pattern': %s", L->name, row->line,
+                             e.text);
+    return 0;
+}
+
 static int zoo_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
 {
     struct zload *L = arg;
     if (row->index == 0) {
         for (int c = 0; c < Z_NCOLS; c++) {
             L->map[c] = gp_csv_col (row, zcol_names[c]);
-            if (L->map[c] < 0)
+            if (L->map[c] < 0 && c < Z_NREQ)
                 return gp_errprintf (err, GP_EPARSE,
                                      "%s:%zu: missing column '%s'", L->name,
                                      row->line, zcol_names[c]);
         }
-        if (row->n_fields != Z_NCOLS) {
+        {
             for (size_t f = 0; f < row->n_fields; f++) {
                 int known = 0;
                 for (int c = 0; c < Z_NCOLS; c++)
-                    known |= (size_t)L->map[c] == f;
+                    known |= L->map[c] >= 0 && (size_t)L->map[c] == f;
                 if (!known)
                     return gp_errprintf (err, GP_EPARSE,
                                          "%s:%zu: unknown column '%s'",
@@ -305,7 +437,8 @@ static int zoo_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         || (rc = cell_int (L, row, Z_KVLORA, 0, &a.mla_kv_lora_rank, err))
         || (rc = cell_int (L, row, Z_NOPE, 0, &a.mla_qk_nope_head_dim, err))
         || (rc = cell_int (L, row, Z_ROPE, 0, &a.mla_qk_rope_head_dim, err))
-        || (rc = cell_int (L, row, Z_VDIM, 0, &a.mla_v_head_dim, err)))
+        || (rc = cell_int (L, row, Z_VDIM, 0, &a.mla_v_head_dim, err))
+        || (rc = zoo_row_ssm (L, row, &a, err)))
         return rc;
     if (!a.id[0])
         return gp_errprintf (err, GP_EPARSE, "%s:%zu: column 'id' must not "

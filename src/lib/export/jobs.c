@@ -174,6 +174,9 @@ static int check_model (const struct gp__job *j, gp_error_t *err)
               "patterns need --moe-layer-freq set by hand)";
     else if (!strcasecmp (j->w->precision, "fp16") && l->ep > 1)
         why = "expert parallelism does not run in fp16";
+    else if (a->layer_pattern[0])
+        why = "hybrid Mamba-2/attention models are not yet exported "
+              "(pretrain_mamba.py with --hybrid-override-pattern)";
     if (!why)
         return 0;
     snprintf (buf, sizeof buf, "layers %d, heads %d, groups %d, experts %d",

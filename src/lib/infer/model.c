@@ -391,6 +391,13 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
                                              "accelerator");
     const struct gp_arch *a = cfg->arch;
     const struct gp_accel *acc = cfg->accel;
+    if (a->layer_pattern[0])
+        return gp_errprintf (err, GP_ENOTSUP,
+                             "infer: '%s' is a hybrid Mamba-2/attention "
+                             "model: serving hybrid models (fixed SSM state "
+                             "instead of a KV cache on the Mamba layers) is "
+                             "not yet supported",
+                             a->id);
     struct gp_serve_model M;
     memset (&M, 0, sizeof M);
     int rc = resolve_layout (cfg, &M.cfg, err);

@@ -73,6 +73,14 @@ int gp_train_prep (const struct gp_arch *a, struct gp_train_model *m,
                                  a->id, b.hidden, b.heads);
         b.head_dim = b.hidden / b.heads;
     }
+    if (b.layer_pattern[0] && gp_arch_pattern_count (&b, err) != 0)
+        return GP_EINVAL;
+    if (b.layer_pattern[0] && (int)strlen (b.layer_pattern) != b.layers)
+        return gp_errprintf (err, GP_EINVAL,
+                             "model '%s': %d layers, but its layer_pattern "
+                             "has %d (a hybrid model's layers come from the "
+                             "pattern)",
+                             a->id, b.layers, (int)strlen (b.layer_pattern));
     struct gp_param_count pc;
     gp_arch_params (&b, &pc);
     memset (m, 0, sizeof *m);
@@ -123,6 +131,8 @@ int gp_train_prep (const struct gp_arch *a, struct gp_train_model *m,
                        + m->dense_layers * m->mlp_params
                        + m->moe_layers * moe_active
                        + (double)m->vocab * m->hidden;
+    if (b.layer_pattern[0])
+        gp__ssm_prep (&b, &pc, m);
     return 0;
 }
 
@@ -150,6 +160,8 @@ double gp_train_batch_sequences (double batch_tokens, double seq_len)
 double gp_train_model_flops_per_token (const struct gp_train_model *m,
                                        double seq_len)
 {
+    if (m->ssm_layers > 0)
+        return gp__ssm_model_flops_per_token (m, seq_len);
     /* 12*L*s*a*d = 6*L*s*a*(d_qk + d_v): QK^T and PV, forward + backward */
     if (!m->mla)
         return 6.0 * m->matmul_active
@@ -234,6 +246,8 @@ int gp_train_check (const struct gp_train_model *m,
     if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1
         || l->vpp < 1 || l->micro_batch < 1)
         return gp_errprintf (err, GP_EINVAL, "layout degrees must be >= 1");
+    if (m->ssm_layers > 0 && gp__ssm_check (m, l, err) != 0)
+        return GP_EINVAL;
     if (m->heads % l->tp)
         return gp_errprintf (err, GP_EINVAL, "tp %d does not divide %d heads",
                              l->tp, m->heads);
@@ -337,6 +351,8 @@ double gp_train_act_layer_bytes (const struct gp_train_model *m,
                                  const struct gp_layout *l, double seq_len,
                                  int flash)
 {
+    if (m->ssm_layers > 0)
+        return gp__ssm_act_layer_bytes (m, l, seq_len, flash, l->recompute);
     /* micro-batch sequences, each split over cp */
     double s = seq_len / l->cp;
     double sbh = s * l->micro_batch * (double)m->hidden;
@@ -359,6 +375,8 @@ double gp_train_act_layer_bytes (const struct gp_train_model *m,
 static double act_fp8_save (const struct gp_train_model *m,
                             const struct gp_layout *l)
 {
+    if (m->ssm_layers > 0)
+        return gp__ssm_act_fp8_save (m, l);
     double h = m->hidden, t = l->tp;
     double vd = m->mla ? m->mla_v_dim : m->head_dim;
     double split = (double)m->heads * vd / h;
@@ -380,6 +398,9 @@ static double act_layer_full (const struct gp_train_model *m,
                               const struct gp_layout *l, double seq_len,
                               int flash)
 {
+    if (m->ssm_layers > 0)
+        return gp__ssm_act_layer_bytes (m, l, seq_len, flash,
+                                        GP_RECOMP_NONE);
     double s = seq_len / l->cp;
     double sbh = s * l->micro_batch * (double)m->hidden;
     double attn_term;

@@ -24,4 +24,29 @@ void gp_train_neighbours (const struct gp_train_model *m,
                           const struct gp_train_result *best,
                           struct gp_train_neighbour *alt, size_t *n);
 
+/* Hybrid Mamba-2/attention models (train_ssm.c; docs/model/training.md,
+ * "Hybrid Mamba-2/attention models").  gp__ssm_prep fills the hybrid
+ * fields of 'm' from 'b' (pattern counted) and 'pc'; the others replace
+ * the transformer formulas when m->ssm_layers > 0.
+ */
+void gp__ssm_prep (const struct gp_arch *b, const struct gp_param_count *pc,
+                   struct gp_train_model *m);
+double gp__ssm_model_flops_per_token (const struct gp_train_model *m,
+                                      double seq_len);
+/* SSD chunked-scan FLOPs of one Mamba-2 layer, forward, per token
+ * (whole layer, not split by TP).
+ */
+double gp__ssm_scan_flops_per_token (const struct gp_train_model *m);
+int gp__ssm_check (const struct gp_train_model *m, const struct gp_layout *l,
+                   gp_error_t *err);
+/* Activation bytes per pattern layer (average over the pattern) for one
+ * micro-batch; 'rec' the recompute mode to assume.
+ */
+double gp__ssm_act_layer_bytes (const struct gp_train_model *m,
+                                const struct gp_layout *l, double seq_len,
+                                int flash, enum gp_recompute rec);
+/* FP8 saving in units of s*b*h bytes per pattern layer (average). */
+double gp__ssm_act_fp8_save (const struct gp_train_model *m,
+                             const struct gp_layout *l);
+
 #endif

@@ -201,6 +201,8 @@ static void tctx_init (struct tctx *cx, const struct gp_train_model *m,
     cx->moe_frac = 1 - cx->dense_frac;
     cx->rec = l->recompute;
     cx->Tm = cx->T / cx->t;
+    if (m->ssm_layers > 0) /* hybrid: no experts */
+        cx->moe_frac = 0;
 }
 
 /* Unpack the context into the names the formulas use. */
@@ -427,6 +429,51 @@ static double recompute_s (const struct tctx *cx, double fwd, double attn_f)
     return recomp;
 }
 
+/* ------------------------ hybrid Mamba-2 layers ----------------------- */
+
+/* The average pattern layer of a hybrid model (docs/model/training.md,
+ * "Hybrid Mamba-2/attention models"): the transformer pieces computed
+ * above are re-weighted — attention GEMMs and core by n_attn/L (the MLP
+ * is already weighted by dense_frac = n_mlp/L) — and the Mamba-2 mixer
+ * added with weight n_ssm/L: in_proj (T, (2 d_in + 2GN + H)/t, h),
+ * out_proj (T, h, d_in/t), and the conv + SSD chunked scan.  One TP
+ * collective per pattern layer instead of two per transformer block.
+ */
+static void ssm_mix (const struct tctx *cx, double mem_extra, double *gemm_f,
+                     double *attn_f, double *attn_b, double *mem_f,
+                     double *tp_f)
+{
+    TCTX_NAMES (cx);
+    double L = m->layers;
+    double fa = m->attn_layers / L, fm = m->ssm_layers / L;
+    double attn_g = gemm_s (hw, T, (qd + kvd) / t, h)
+                    + gemm_s (hw, T, h, qd / t);
+    double H = m->ssm_heads / t, G = m->ssm_groups / t;
+    double N = m->ssm_state, P = m->ssm_head_dim, din = H * P;
+    double ssm_g = gemm_s (hw, T, 2 * din + 2 * G * N + H, h)
+                   + gemm_s (hw, T, h, din);
+    /* SSD scan on this GPU's H/t heads: tensor-core chunk products at the
+     * fused-attention efficiency, at 16-bit peak (the scan is not FP8),
+     * or its HBM traffic: x, B, C in and y out (16 bit), dt (fp32), the
+     * fp32 chunk states written and read, and the causal conv reading and
+     * writing x, B, C; five scan kernels and the conv
+     */
+    double flops = T * gp__ssm_scan_flops_per_token (m) / t;
+    double peak16 = hw->peak_bf16_flops > 0 ? hw->peak_bf16_flops
+                                            : hw->peak_flops;
+    double bytes = T * (2 * din + 2 * 2 * G * N + 4 * H + 2 * din)
+                   + T / m->ssm_chunk * H * P * N * 4 * 2
+                   + T * (din + 2 * G * N) * 2 * 2;
+    double fl_s = flops / (peak16 * e->attn);
+    double by_s = bytes / (hw->mem_bw * e->hbm);
+    double scan = (fl_s > by_s ? fl_s : by_s) + 6 * e->kernel_s;
+    *gemm_f = *gemm_f - attn_g + fa * attn_g + fm * ssm_g;
+    *mem_f = *mem_f - (1 - fa) * mem_extra;
+    *attn_b = fa * *attn_b + fm * 2.5 * scan;
+    *attn_f = fa * *attn_f + fm * scan;
+    *tp_f *= 0.5;
+}
+
 static void layer_times (const struct tctx *cx, struct layer_mb *x)
 {
     TCTX_NAMES (cx);
@@ -438,6 +485,11 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
     double mem_f = x->mem_f = mem_fwd (cx, mem_extra);
     double tp_f, cp_f;
     comm_fwd (cx, attn_f, &tp_f, &cp_f, &ep_f);
+    if (m->ssm_layers > 0) {
+        ssm_mix (cx, mem_extra, &gemm_f, &attn_f, &attn_b, &mem_f, &tp_f);
+        x->gemm_f = gemm_f, x->attn_f = attn_f, x->attn_b = attn_b;
+        x->mem_f = mem_f;
+    }
     x->tp_f = tp_f;
     x->cp_f = cp_f;
     double fwd = gemm_f + attn_f + mem_f + tp_f + cp_f;
