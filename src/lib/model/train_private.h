@@ -24,4 +24,29 @@ void gp_train_neighbours (const struct gp_train_model *m,
                           const struct gp_train_result *best,
                           struct gp_train_neighbour *alt, size_t *n);
 
+/* A proven lower bound (seconds) on the step time of layout 'l' under
+ * every recomputation and sharding stage (l->recompute, l->sharding are
+ * ignored): <= gp_train_time(...)->step_s whenever that is not NaN; 0
+ * when no bound is known.  Used by the layout search to skip layouts
+ * (train_time.c has the proof).
+ */
+double gp__train_step_bound (const struct gp_train_model *m,
+                             const struct gp_train_job *job,
+                             const struct gp_train_hw *hw,
+                             const struct gp_layout *l);
+
+/* The layout search (gp_search_layouts, search.c) for a caller that only
+ * needs layouts stepping faster than 'cutoff_s' seconds: layouts whose
+ * proven step bound is above it are skipped.  When the full search's
+ * fastest layout steps in under 'cutoff_s', top[0] is that same layout
+ * (same tie-breaking); otherwise top may hold any layouts or none.
+ * Returns the count kept (<= k); no statistics.
+ */
+size_t gp__search_layouts_below (const struct gp_train_model *m,
+                                 const struct gp_train_job *job,
+                                 const struct gp_train_hw *hw, int n_gpus,
+                                 const struct gp_search_fix *fix,
+                                 double cutoff_s,
+                                 struct gp_train_result *top, size_t k);
+
 #endif

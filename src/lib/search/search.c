@@ -8,11 +8,21 @@
  * fastest are kept.  The memory model is evaluated before the time model
  * so that out-of-memory layouts cost little.  Fixed fields (from a spec or
  * a validation row) restrict the loops to one value.
+ *
+ * Pruning: once k layouts are kept, a layout whose proven lower bound on
+ * the step time (gp__train_step_bound, valid for every recomputation and
+ * sharding stage) is strictly above the slowest kept step is skipped
+ * with all its stages: keep() would reject each of them (it rejects a
+ * step >= the slowest kept one), so the kept list, its order and the
+ * tie-breaking are those of the full search.  The skipped layouts are not
+ * counted in the statistics, so pruning is on only where the caller does
+ * not ask for them (st NULL), or with a cutoff (gp__search_layouts_below).
  */
 #include <math.h>
 #include <string.h>
 
 #include "gpuplan/train.h"
+#include "../model/train_private.h"
 
 void gp_search_fix_free (struct gp_search_fix *f)
 {
@@ -76,7 +86,24 @@ struct sctx {
     int vv[6], mm[5], eps[11];
     int nv, nm, nep;
     int r0, r1, s0, s1;          /* recompute and sharding ranges */
+    int prune;                   /* skip layouts by the step bound */
+    double cutoff;               /* skip bounds above this (prune only) */
 };
+
+/* Whether layout 'l' (every stage of it) can be skipped: its step bound
+ * is strictly above the slowest kept step (k kept) or the cutoff.
+ */
+static int pruned (const struct sctx *c, const struct gp_layout *l)
+{
+    if (!c->prune)
+        return 0;
+    double lim = c->cutoff;
+    if (*c->n == c->k && c->top[c->k - 1].time.step_s < lim)
+        lim = c->top[c->k - 1].time.step_s;
+    if (!(lim < INFINITY))
+        return 0;
+    return gp__train_step_bound (c->m, c->job, c->hw, l) > lim;
+}
 
 /* Memory, then (when it fits) time of layout 'l' under every
  * recomputation and sharding stage allowed; keeps the fastest.
@@ -153,6 +180,8 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
                     c->st->rejected_div += per;
                     continue;
                 }
+                if (pruned (c, &l))
+                    continue;
                 try_stages (c, l);
             }
         }
@@ -192,14 +221,16 @@ static void try_pipelines (const struct sctx *c, int n_gpus, int tp, int cp)
     }
 }
 
-size_t gp_search_layouts (const struct gp_train_model *m,
+/* gp_search_layouts, pruning by the step bound when 'prune' is set
+ * (layouts whose bound is above 'cutoff' are skipped too).
+ */
+static size_t search_run (const struct gp_train_model *m,
                           const struct gp_train_job *job,
-                          const struct gp_train_hw *hw,
-                          int n_gpus,
+                          const struct gp_train_hw *hw, int n_gpus,
                           const struct gp_search_fix *fix,
-                          struct gp_train_result *top,
-                          size_t k,
-                          struct gp_search_stats *st)
+                          struct gp_train_result *top, size_t k,
+                          struct gp_search_stats *st, int prune,
+                          double cutoff)
 {
     struct gp_search_stats local;
     if (!st)
@@ -212,7 +243,8 @@ size_t gp_search_layouts (const struct gp_train_model *m,
     static const int vpps[] = {1, 2, 3, 4, 6, 8};
     static const int mbs[] = {1, 2, 4, 8, 16};
     struct sctx c = {.m = m, .job = job, .hw = hw, .fix = fix, .top = top,
-                     .k = k, .n = &n, .st = st};
+                     .k = k, .n = &n, .st = st, .prune = prune,
+                     .cutoff = cutoff};
     int max_tp = fix->max_tp > 0 ? fix->max_tp : hw->scale_up_domain;
     if (max_tp > 64)
         max_tp = 64;
@@ -248,6 +280,29 @@ size_t gp_search_layouts (const struct gp_train_model *m,
         }
     }
     return n;
+}
+
+size_t gp_search_layouts (const struct gp_train_model *m,
+                          const struct gp_train_job *job,
+                          const struct gp_train_hw *hw,
+                          int n_gpus,
+                          const struct gp_search_fix *fix,
+                          struct gp_train_result *top,
+                          size_t k,
+                          struct gp_search_stats *st)
+{
+    return search_run (m, job, hw, n_gpus, fix, top, k, st, st == NULL,
+                       INFINITY);
+}
+
+size_t gp__search_layouts_below (const struct gp_train_model *m,
+                                 const struct gp_train_job *job,
+                                 const struct gp_train_hw *hw, int n_gpus,
+                                 const struct gp_search_fix *fix,
+                                 double cutoff_s,
+                                 struct gp_train_result *top, size_t k)
+{
+    return search_run (m, job, hw, n_gpus, fix, top, k, NULL, 1, cutoff_s);
 }
 
 void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
@@ -292,8 +347,9 @@ size_t gp_train_search_batch (const struct gp_train_model *m,
     double best_tps = 0;
     for (double b = lo; b <= hi; b *= 2) {
         jb.global_batch = b;
-        size_t got = gp_search_layouts (m, &jb, hw, n_gpus, fix, tmp, kk,
-                                        &s1);
+        /* without 'st' the statistics are not wanted: prune */
+        size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, &s1,
+                                 st == NULL, INFINITY);
         if (st && (b == lo || (!best && s1.have_oom)))
             *st = s1;
         if (!got || tmp[0].time.tokens_per_s <= best_tps)
