@@ -6,6 +6,8 @@
  *    micro-batches, stages, schedules, FP8, SHARP, oversubscription) the
  *    bound is <= gp_train_time's step time under every recomputation and
  *    sharding stage.
+ *    The stage part of the bound does not depend on dp, vpp, the
+ *    schedule or the global batch (the search reuses it across them).
  * 2. The pruned search (no statistics asked) keeps exactly the layouts,
  *    in the same order, as the full search (statistics asked: no
  *    pruning), for k = 1, 3 and 8; the cutoff search returns the same
@@ -92,6 +94,20 @@ static void test_bound_below_step (void **state)
         if (gp_train_check (&m, &j, &l, NULL))
             continue;
         double b = gp__train_step_bound (&m, &j, &hw, &l);
+        /* the stage part does not read dp, vpp, the schedule or the
+         * global batch (the search reuses it across them)
+         */
+        struct gp_layout l1 = l;
+        l1.dp = 1;
+        l1.vpp = 1;
+        l1.schedule = GP_SCHED_1F1B;
+        struct gp_train_job j1 = j;
+        j1.global_batch = l.micro_batch;
+        assert_true (gp__train_stage_bound (&m, &j1, &hw, &l1)
+                     == gp__train_stage_bound (&m, &j, &hw, &l));
+        assert_true (b == gp__train_step_bound_with (
+                              &m, &j, &hw, &l,
+                              gp__train_stage_bound (&m, &j1, &hw, &l1)));
         for (int r = 0; r <= 2; r++)
             for (int sh = 0; sh <= 3; sh++) {
                 struct gp_layout x = l;

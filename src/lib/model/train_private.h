@@ -34,6 +34,21 @@ double gp__train_step_bound (const struct gp_train_model *m,
                              const struct gp_train_job *job,
                              const struct gp_train_hw *hw,
                              const struct gp_layout *l);
+/* The same in two parts: S, a lower bound on one micro-batch of a
+ * pipeline stage (forward, backward and logits; it reads only tp, cp, pp,
+ * ep, micro_batch and seq_par of 'l'), then the step bound of layout 'l'
+ * from S (nmb * S + bubble + p2p, with the rounding margin; 0 for
+ * DualPipe on pp < 2).  gp__train_step_bound(l) ==
+ * gp__train_step_bound_with(l, gp__train_stage_bound(l)).
+ */
+double gp__train_stage_bound (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              const struct gp_layout *l);
+double gp__train_step_bound_with (const struct gp_train_model *m,
+                                  const struct gp_train_job *job,
+                                  const struct gp_train_hw *hw,
+                                  const struct gp_layout *l, double S);
 
 /* The layout search (gp_search_layouts, search.c) for a caller that only
  * needs layouts stepping faster than 'cutoff_s' seconds: layouts whose

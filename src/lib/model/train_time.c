@@ -725,22 +725,47 @@ void gp_train_time (const struct gp_train_model *m,
  * (relative 20 * 2^-53 < 3e-15): the factor 1 - 1e-12 covers that.  A
  * NaN anywhere makes the bound NaN, and the search never skips on NaN.
  * tests/unit/test_train_bound.c checks bound <= step on random layouts.
+ *
+ * S (gp__train_stage_bound) reads only tp, cp, pp (through Ls), ep,
+ * micro_batch and seq_par of the layout, with the model, the job's
+ * sequence length and attention, and the hardware: not dp, vpp, the
+ * schedule or the global batch (nmb enters layer_times only through the
+ * hidden all-to-all, outside fwd and bwd), so the search computes it once
+ * for every vpp and passes it to gp__train_step_bound_with.
  */
-double gp__train_step_bound (const struct gp_train_model *m,
-                             const struct gp_train_job *job,
-                             const struct gp_train_hw *hw,
-                             const struct gp_layout *l)
+double gp__train_stage_bound (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              const struct gp_layout *l)
 {
-    if (l->schedule == GP_SCHED_DUALPIPE && l->pp < 2)
-        return 0;
     struct gp_layout nl = *l;
     nl.recompute = GP_RECOMP_NONE;
     struct tctx cx;
     tctx_init (&cx, m, job, hw, &nl);
     struct layer_mb x;
     layer_times (&cx, &x);
-    double S = cx.Ls * (x.fwd + x.bwd) + logits_mb (&cx);
+    return cx.Ls * (x.fwd + x.bwd) + logits_mb (&cx);
+}
+
+double gp__train_step_bound_with (const struct gp_train_model *m,
+                                  const struct gp_train_job *job,
+                                  const struct gp_train_hw *hw,
+                                  const struct gp_layout *l, double S)
+{
+    if (l->schedule == GP_SCHED_DUALPIPE && l->pp < 2)
+        return 0;
+    struct tctx cx;
+    tctx_init (&cx, m, job, hw, l);
     double bubble, p2p;
     pipeline (&cx, S, &bubble, &p2p);
     return (cx.nmb * S + bubble + p2p) * (1 - 1e-12);
+}
+
+double gp__train_step_bound (const struct gp_train_model *m,
+                             const struct gp_train_job *job,
+                             const struct gp_train_hw *hw,
+                             const struct gp_layout *l)
+{
+    return gp__train_step_bound_with (
+        m, job, hw, l, gp__train_stage_bound (m, job, hw, l));
 }

@@ -93,7 +93,8 @@ struct sctx {
 /* Whether layout 'l' (every stage of it) can be skipped: its step bound
  * is strictly above the slowest kept step (k kept) or the cutoff.
  */
-static int pruned (const struct sctx *c, const struct gp_layout *l)
+static int pruned (const struct sctx *c, const struct gp_layout *l,
+                   double *S)
 {
     if (!c->prune)
         return 0;
@@ -102,7 +103,12 @@ static int pruned (const struct sctx *c, const struct gp_layout *l)
         lim = c->top[c->k - 1].time.step_s;
     if (!(lim < INFINITY))
         return 0;
-    return gp__train_step_bound (c->m, c->job, c->hw, l) > lim;
+    /* S depends on tp, cp, pp, ep, micro-batch and seq_par only: the
+     * caller keeps it per EP degree and micro-batch (NAN: not yet)
+     */
+    if (isnan (*S))
+        *S = gp__train_stage_bound (c->m, c->job, c->hw, l);
+    return gp__train_step_bound_with (c->m, c->job, c->hw, l, *S) > lim;
 }
 
 /* Memory, then (when it fits) time of layout 'l' under every
@@ -155,6 +161,10 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
 {
     const struct gp_search_fix *fix = c->fix;
     double per = (double)(c->r1 - c->r0 + 1) * (c->s1 - c->s0 + 1);
+    double S[11][5];             /* stage bounds per EP and micro-batch */
+    for (int e = 0; e < c->nep; e++)
+        for (int b = 0; b < c->nm; b++)
+            S[e][b] = NAN;
     for (int e = 0; e < c->nep; e++) {
         int ep = c->eps[e];
         if (ep > 1 && ((tp * dp * cp) % ep || c->m->moe_experts % ep))
@@ -180,7 +190,7 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
                     c->st->rejected_div += per;
                     continue;
                 }
-                if (pruned (c, &l))
+                if (pruned (c, &l, &S[e][b]))
                     continue;
                 try_stages (c, l);
             }
@@ -347,9 +357,18 @@ size_t gp_train_search_batch (const struct gp_train_model *m,
     double best_tps = 0;
     for (double b = lo; b <= hi; b *= 2) {
         jb.global_batch = b;
-        /* without 'st' the statistics are not wanted: prune */
+        /* Without 'st' the statistics are not wanted: prune.  With one
+         * layout kept, only one faster than best_tps can change the
+         * answer: tokens/s = b * seq / step > best_tps needs step <
+         * b * seq / best_tps (times 1 + 1e-9 for the roundings of both
+         * divisions), so layouts whose bound is above that are skipped;
+         * the fastest layout comes back unchanged whenever it is faster.
+         */
+        double cut = INFINITY;
+        if (!st && kk == 1 && best_tps > 0)
+            cut = b * job->seq_len / best_tps * (1 + 1e-9);
         size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, &s1,
-                                 st == NULL, INFINITY);
+                                 st == NULL, cut);
         if (st && (b == lo || (!best && s1.have_oom)))
             *st = s1;
         if (!got || tmp[0].time.tokens_per_s <= best_tps)
