@@ -5,7 +5,8 @@
  *    every catalog accelerator with a generation row; random degrees,
  *    micro-batches, stages, schedules, FP8, SHARP, oversubscription) the
  *    bound is <= gp_train_time's step time under every recomputation and
- *    sharding stage.
+ *    sharding stage, and the higher full-recomputation bound is below
+ *    the step time under full recomputation.
  *    The stage part of the bound does not depend on dp, vpp, the
  *    schedule or the global batch (the search reuses it across them).
  * 2. The pruned search (no statistics asked) keeps exactly the layouts,
@@ -103,11 +104,14 @@ static void test_bound_below_step (void **state)
         l1.schedule = GP_SCHED_1F1B;
         struct gp_train_job j1 = j;
         j1.global_batch = l.micro_batch;
-        assert_true (gp__train_stage_bound (&m, &j1, &hw, &l1)
-                     == gp__train_stage_bound (&m, &j, &hw, &l));
+        double f0, f1;
+        assert_true (gp__train_stage_bound (&m, &j1, &hw, &l1, &f1)
+                     == gp__train_stage_bound (&m, &j, &hw, &l, &f0));
+        assert_true (f0 == f1);
         assert_true (b == gp__train_step_bound_with (
                               &m, &j, &hw, &l,
-                              gp__train_stage_bound (&m, &j1, &hw, &l1)));
+                              gp__train_stage_bound (&m, &j1, &hw, &l1,
+                                                     NULL)));
         for (int r = 0; r <= 2; r++)
             for (int sh = 0; sh <= 3; sh++) {
                 struct gp_layout x = l;
@@ -115,6 +119,13 @@ static void test_bound_below_step (void **state)
                 x.sharding = (enum gp_sharding)sh;
                 struct gp_train_time t;
                 gp_train_time (&m, &j, &hw, &x, &t);
+                /* under full recomputation: the higher bound */
+                double bf = gp__train_step_bound (&m, &j, &hw, &x);
+                if (r == GP_RECOMP_FULL && !(bf <= t.step_s && bf >= b)) {
+                    print_error ("%s full recompute: bound %.17g step "
+                                 "%.17g\n", a->id, bf, t.step_s);
+                    fail ();
+                }
                 if (!(b <= t.step_s)) {
                     print_error ("%s tp %d pp %d dp %d cp %d ep %d vpp %d "
                                  "mb %d rec %d sh %d sched %d: bound %.17g "

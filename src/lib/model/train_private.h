@@ -25,8 +25,9 @@ void gp_train_neighbours (const struct gp_train_model *m,
                           struct gp_train_neighbour *alt, size_t *n);
 
 /* A proven lower bound (seconds) on the step time of layout 'l' under
- * every recomputation and sharding stage (l->recompute, l->sharding are
- * ignored): <= gp_train_time(...)->step_s whenever that is not NaN; 0
+ * every sharding stage and every recomputation (l->sharding ignored;
+ * with l->recompute full: under full recomputation only, a higher
+ * bound): <= gp_train_time(...)->step_s whenever that is not NaN; 0
  * when no bound is known.  Used by the layout search to skip layouts
  * (train_time.c has the proof).
  */
@@ -36,15 +37,15 @@ double gp__train_step_bound (const struct gp_train_model *m,
                              const struct gp_layout *l);
 /* The same in two parts: S, a lower bound on one micro-batch of a
  * pipeline stage (forward, backward and logits; it reads only tp, cp, pp,
- * ep, micro_batch and seq_par of 'l'), then the step bound of layout 'l'
- * from S (nmb * S + bubble + p2p, with the rounding margin; 0 for
- * DualPipe on pp < 2).  gp__train_step_bound(l) ==
- * gp__train_step_bound_with(l, gp__train_stage_bound(l)).
+ * ep, micro_batch and seq_par of 'l'; under full recomputation the
+ * higher '*S_full' when not NULL), then the step bound of layout 'l'
+ * from S or S_full (nmb * S + bubble + p2p, with the rounding margin; 0
+ * for DualPipe on pp < 2).
  */
 double gp__train_stage_bound (const struct gp_train_model *m,
                               const struct gp_train_job *job,
                               const struct gp_train_hw *hw,
-                              const struct gp_layout *l);
+                              const struct gp_layout *l, double *S_full);
 double gp__train_step_bound_with (const struct gp_train_model *m,
                                   const struct gp_train_job *job,
                                   const struct gp_train_hw *hw,

@@ -704,6 +704,10 @@ void gp_train_time (const struct gp_train_model *m,
  * recomputation and sharding stage of layout 'l' (the layout search skips
  * a layout whose bound exceeds the slowest step it keeps).
  *
+ * With full recomputation (l->recompute == GP_RECOMP_FULL) recomp is
+ * fwd itself and the bound uses S_full = Ls * (fwd + bwd + fwd) + logit,
+ * the same rounded comp; it is then valid for every sharding stage.
+ *
  * Proof.  gp_train_time returns
  *   step = nmb * stage + bubble + p2p + dp_exposed + optim,
  *   stage = Ls * layer + logit,  layer = (fwd + bwd + recomp) + ep - hid.
@@ -736,7 +740,7 @@ void gp_train_time (const struct gp_train_model *m,
 double gp__train_stage_bound (const struct gp_train_model *m,
                               const struct gp_train_job *job,
                               const struct gp_train_hw *hw,
-                              const struct gp_layout *l)
+                              const struct gp_layout *l, double *S_full)
 {
     struct gp_layout nl = *l;
     nl.recompute = GP_RECOMP_NONE;
@@ -744,7 +748,13 @@ double gp__train_stage_bound (const struct gp_train_model *m,
     tctx_init (&cx, m, job, hw, &nl);
     struct layer_mb x;
     layer_times (&cx, &x);
-    return cx.Ls * (x.fwd + x.bwd) + logits_mb (&cx);
+    double logit = logits_mb (&cx);
+    /* full recomputation: recomp is fwd itself (recompute_s), so
+     * comp = (fwd + bwd) + fwd, rounded as in layer_times
+     */
+    if (S_full)
+        *S_full = cx.Ls * (x.fwd + x.bwd + x.fwd) + logit;
+    return cx.Ls * (x.fwd + x.bwd) + logit;
 }
 
 double gp__train_step_bound_with (const struct gp_train_model *m,
@@ -766,6 +776,8 @@ double gp__train_step_bound (const struct gp_train_model *m,
                              const struct gp_train_hw *hw,
                              const struct gp_layout *l)
 {
+    double S_full;
+    double S = gp__train_stage_bound (m, job, hw, l, &S_full);
     return gp__train_step_bound_with (
-        m, job, hw, l, gp__train_stage_bound (m, job, hw, l));
+        m, job, hw, l, l->recompute == GP_RECOMP_FULL ? S_full : S);
 }

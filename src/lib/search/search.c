@@ -90,31 +90,41 @@ struct sctx {
     double cutoff;               /* skip bounds above this (prune only) */
 };
 
+/* The slowest kept step once k are kept, else the cutoff (the limit a
+ * bound must exceed to skip).
+ */
+static double limit (const struct sctx *c)
+{
+    double lim = c->cutoff;
+    if (*c->n == c->k && c->top[c->k - 1].time.step_s < lim)
+        lim = c->top[c->k - 1].time.step_s;
+    return lim;
+}
+
 /* Whether layout 'l' (every stage of it) can be skipped: its step bound
- * is strictly above the slowest kept step (k kept) or the cutoff.
+ * is strictly above the limit.  'S' holds the layout's stage bounds
+ * (S[0]: any recomputation, S[1]: full; NAN: not computed yet): they
+ * depend on tp, cp, pp, ep, micro-batch and seq_par only, so the caller
+ * keeps them per EP degree and micro-batch across virtual stages.
  */
 static int pruned (const struct sctx *c, const struct gp_layout *l,
                    double *S)
 {
     if (!c->prune)
         return 0;
-    double lim = c->cutoff;
-    if (*c->n == c->k && c->top[c->k - 1].time.step_s < lim)
-        lim = c->top[c->k - 1].time.step_s;
+    double lim = limit (c);
     if (!(lim < INFINITY))
         return 0;
-    /* S depends on tp, cp, pp, ep, micro-batch and seq_par only: the
-     * caller keeps it per EP degree and micro-batch (NAN: not yet)
-     */
-    if (isnan (*S))
-        *S = gp__train_stage_bound (c->m, c->job, c->hw, l);
-    return gp__train_step_bound_with (c->m, c->job, c->hw, l, *S) > lim;
+    if (isnan (S[0]))
+        S[0] = gp__train_stage_bound (c->m, c->job, c->hw, l, &S[1]);
+    return gp__train_step_bound_with (c->m, c->job, c->hw, l, S[0]) > lim;
 }
 
 /* Memory, then (when it fits) time of layout 'l' under every
  * recomputation and sharding stage allowed; keeps the fastest.
  */
-static void try_stages (const struct sctx *c, struct gp_layout l)
+static void try_stages (const struct sctx *c, struct gp_layout l,
+                        const double *S)
 {
     const struct gp_search_fix *fix = c->fix;
     struct gp_search_stats *st = c->st;
@@ -126,6 +136,13 @@ static void try_stages (const struct sctx *c, struct gp_layout l)
             && fix->recompute < 0)
             continue;
         l.recompute = r;
+        /* full recomputation repeats the forward: its higher bound may
+         * skip every sharding stage of it (see pruned())
+         */
+        if (r == GP_RECOMP_FULL && c->prune && !isnan (S[1])
+            && gp__train_step_bound_with (c->m, c->job, c->hw, &l, S[1])
+                   > limit (c))
+            continue;
         for (int sh = c->s0; sh <= c->s1; sh++) {
             /* ZeRO-2/3 with PP is not offered by Megatron; FSDP style
              * means pp = 1.
@@ -161,10 +178,10 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
 {
     const struct gp_search_fix *fix = c->fix;
     double per = (double)(c->r1 - c->r0 + 1) * (c->s1 - c->s0 + 1);
-    double S[11][5];             /* stage bounds per EP and micro-batch */
+    double S[11][5][2];          /* stage bounds per EP and micro-batch */
     for (int e = 0; e < c->nep; e++)
         for (int b = 0; b < c->nm; b++)
-            S[e][b] = NAN;
+            S[e][b][0] = S[e][b][1] = NAN;
     for (int e = 0; e < c->nep; e++) {
         int ep = c->eps[e];
         if (ep > 1 && ((tp * dp * cp) % ep || c->m->moe_experts % ep))
@@ -190,9 +207,9 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
                     c->st->rejected_div += per;
                     continue;
                 }
-                if (pruned (c, &l, &S[e][b]))
+                if (pruned (c, &l, S[e][b]))
                     continue;
-                try_stages (c, l);
+                try_stages (c, l, S[e][b]);
             }
         }
     }
