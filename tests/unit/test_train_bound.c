@@ -13,6 +13,9 @@
  *    in the same order, as the full search (statistics asked: no
  *    pruning), for k = 1, 3 and 8; the cutoff search returns the same
  *    fastest layout when it steps under the cutoff.
+ * 3. Deadline sizings keep one layout (refinement sizes searched only for
+ *    layouts fast enough to meet the date) or two (no such cut): the same
+ *    answer, batch, best size and curve, over models, batches and dates.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -215,11 +218,69 @@ static void test_pruned_search_same (void **state)
     gp_catalog_destroy (cat);
 }
 
+static void test_deadline_same (void **state)
+{
+    (void)state;
+    struct gp_catalog *cat = gp_catalog_load (NULL, NULL);
+    struct gp_zoo *zoo = gp_zoo_load (NULL, NULL);
+    const struct gp_accel *acc = gp_catalog_find_accel (cat, "H100-SXM",
+                                                        NULL);
+    assert_non_null (acc);
+    struct gp_train_hw hw;
+    gp_train_hw_from_accel (acc, GP_PREC_BF16, &hw);
+    static const char *const ms[] = {"llama3.1-8b", "llama3.1-70b",
+                                     "mixtral-8x7b"};
+    static const double days[] = {3, 10, 30, 90};
+    int met = 0;
+    for (size_t mi = 0; mi < 3; mi++)
+        for (size_t di = 0; di < 4; di++)
+            for (int free = 0; free < 2; free++) {
+                struct gp_train_model m;
+                assert_int_equal (
+                    gp_train_prep (gp_zoo_find (zoo, ms[mi], NULL), &m, NULL),
+                    0);
+                struct gp_train_job j;
+                gp_train_job_default (&j);
+                j.seq_len = 8192;
+                j.global_batch = 512;
+                j.batch_free = free;
+                j.tokens = mi == 0 ? 1e12 : 2e12;
+                struct gp_search_fix fix;
+                gp_search_fix_free (&fix);
+                struct gp_train_result t1[1], t2[2];
+                static struct gp_train_size s1, s2;
+                size_t n1 = gp_train_size_deadline (&m, &j, &hw, &fix, NULL,
+                                                    days[di], 4096, t1, 1,
+                                                    &s1);
+                size_t n2 = gp_train_size_deadline (&m, &j, &hw, &fix, NULL,
+                                                    days[di], 4096, t2, 2,
+                                                    &s2);
+                assert_int_equal (n1 > 0, n2 > 0);
+                assert_int_equal (s1.n_gpus, s2.n_gpus);
+                assert_int_equal (s1.best_n, s2.best_n);
+                assert_true (s1.best_rate == s2.best_rate);
+                assert_true (s1.global_batch == s2.global_batch);
+                assert_int_equal (s1.n_curve, s2.n_curve);
+                for (size_t i = 0; i < s1.n_curve; i++) {
+                    assert_int_equal (s1.curve[i].gpus, s2.curve[i].gpus);
+                    assert_true (s1.curve[i].rate == s2.curve[i].rate);
+                }
+                if (n1) {
+                    same_top (t1, 1, t2, 1);
+                    met++;
+                }
+            }
+    assert_true (met >= 12);
+    gp_zoo_destroy (zoo);
+    gp_catalog_destroy (cat);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_bound_below_step),
         cmocka_unit_test (test_pruned_search_same),
+        cmocka_unit_test (test_deadline_same),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -350,20 +350,31 @@ void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
         *min_seq = 1;
 }
 
-size_t gp_train_search_batch (const struct gp_train_model *m,
-                              const struct gp_train_job *job,
-                              const struct gp_train_hw *hw,
-                              int n_gpus,
-                              const struct gp_search_fix *fix,
-                              struct gp_train_result *top,
-                              size_t k,
-                              struct gp_search_stats *st,
-                              double *batch)
+/* gp_train_search_batch; with 'min_tps' > 0 (only with k 1 and no
+ * statistics) for a caller that needs only a layout faster than
+ * 'min_tps' tokens/s: when the full search's answer is faster, the same
+ * answer; otherwise some slower layout, or none (0).
+ */
+static size_t search_batch (const struct gp_train_model *m,
+                            const struct gp_train_job *job,
+                            const struct gp_train_hw *hw, int n_gpus,
+                            const struct gp_search_fix *fix,
+                            struct gp_train_result *top, size_t k,
+                            struct gp_search_stats *st, double *batch,
+                            double min_tps)
 {
     if (batch)
         *batch = job->global_batch;
+    if (st || k != 1)
+        min_tps = 0;
+    /* tokens/s = batch * seq / step > thr needs step < batch * seq / thr;
+     * 1 + 1e-9 covers the roundings of both divisions
+     */
     if (!job->batch_free)
-        return gp_search_layouts (m, job, hw, n_gpus, fix, top, k, st);
+        return search_run (m, job, hw, n_gpus, fix, top, k, st, st == NULL,
+                           min_tps > 0 ? job->global_batch * job->seq_len
+                                             / min_tps * (1 + 1e-9)
+                                       : INFINITY);
     double lo, hi;
     gp_train_batch_range (m, job->seq_len, job->defaults, &lo, &hi);
     struct gp_train_job jb = *job;
@@ -375,15 +386,15 @@ size_t gp_train_search_batch (const struct gp_train_model *m,
     for (double b = lo; b <= hi; b *= 2) {
         jb.global_batch = b;
         /* Without 'st' the statistics are not wanted: prune.  With one
-         * layout kept, only one faster than best_tps can change the
-         * answer: tokens/s = b * seq / step > best_tps needs step <
-         * b * seq / best_tps (times 1 + 1e-9 for the roundings of both
-         * divisions), so layouts whose bound is above that are skipped;
-         * the fastest layout comes back unchanged whenever it is faster.
+         * layout kept, only one faster than best_tps (and min_tps) can
+         * change the answer, so layouts whose bound is above the step
+         * that reaches it are skipped; the fastest layout comes back
+         * unchanged whenever it is faster.
          */
+        double thr = best_tps > min_tps ? best_tps : min_tps;
         double cut = INFINITY;
-        if (!st && kk == 1 && best_tps > 0)
-            cut = b * job->seq_len / best_tps * (1 + 1e-9);
+        if (!st && kk == 1 && thr > 0)
+            cut = b * job->seq_len / thr * (1 + 1e-9);
         size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, &s1,
                                  st == NULL, cut);
         if (st && (b == lo || (!best && s1.have_oom)))
@@ -399,6 +410,19 @@ size_t gp_train_search_batch (const struct gp_train_model *m,
     return best;
 }
 
+size_t gp_train_search_batch (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              int n_gpus,
+                              const struct gp_search_fix *fix,
+                              struct gp_train_result *top,
+                              size_t k,
+                              struct gp_search_stats *st,
+                              double *batch)
+{
+    return search_batch (m, job, hw, n_gpus, fix, top, k, st, batch, 0);
+}
+
 /* The search of one deadline sizing. */
 struct dctx {
     const struct gp_train_model *m;
@@ -411,6 +435,11 @@ struct dctx {
     struct gp_train_size *res;
 };
 
+static size_t try_size_need (const struct dctx *c, long long nodes,
+                             struct gp_train_result *top, size_t k,
+                             int *meets, struct gp_reliability *rel,
+                             double *batch, int need_only);
+
 /* Search 'nodes' whole nodes into 'top'; appends the size to the curve.
  * Returns the count kept, and sets *meets when its best layout meets the
  * date ('rel', 'batch' then describe it).
@@ -419,14 +448,32 @@ static size_t try_size (const struct dctx *c, long long nodes,
                         struct gp_train_result *top, size_t k, int *meets,
                         struct gp_reliability *rel, double *batch)
 {
+    return try_size_need (c, nodes, top, k, meets, rel, batch, 0);
+}
+
+/* try_size; with 'need_only' for a size whose answer matters only when it
+ * meets the date (refine()): the search then skips layouts too slow for
+ * that (search_batch's min_tps), which changes nothing when it meets
+ * (the same answer) and leaves it not meeting otherwise.
+ */
+static size_t try_size_need (const struct dctx *c, long long nodes,
+                             struct gp_train_result *top, size_t k,
+                             int *meets, struct gp_reliability *rel,
+                             double *batch, int need_only)
+{
     struct gp_train_size *res = c->res;
     long long n = nodes * c->gpn;
     *meets = 0;
-    size_t got = gp_train_search_batch (c->m, c->job, c->hw, (int)n, c->fix,
-                                        top, k, NULL, batch);
+    /* the reliability model depends on the GPU count only */
+    gp_train_reliability_with (c->m, c->job, (double)n, c->gpn, c->rp, rel);
+    /* rate = tokens/s * goodput >= need needs tokens/s >= need / goodput
+     * (1 - 1e-9: the rounding of the product)
+     */
+    double min_tps = need_only ? c->need / rel->goodput * (1 - 1e-9) : 0;
+    size_t got = search_batch (c->m, c->job, c->hw, (int)n, c->fix, top, k,
+                               NULL, batch, min_tps);
     if (!got)
         return 0;
-    gp_train_reliability_with (c->m, c->job, (double)n, c->gpn, c->rp, rel);
     double rate = top[0].time.tokens_per_s * rel->goodput;
     if (rate > res->best_rate) {
         res->best_rate = rate;
@@ -506,15 +553,28 @@ static void extend_curve (const struct dctx *c, int j, int q,
  * meet it, else 'nodes'.  Only the answer joins the curve.
  */
 static size_t refine (const struct dctx *c, long long prev, long long nodes,
-                      struct gp_train_result *top, size_t k)
+                      struct gp_train_result *top, size_t k, size_t got0,
+                      const struct gp_reliability *rel0, double b0)
 {
     struct gp_train_size *res = c->res;
     struct gp_reliability rel;
     double b;
     int meets;
+    /* The answer at 'nodes' ('got0' layouts in 'top', 'rel0', 'b0'), kept
+     * for when no smaller size meets the date instead of searching that
+     * size again: the search is pure (the same answer), and best_rate and
+     * the curve already hold it.
+     */
+    struct gp_train_result saved[GP_TRAIN_TOP_MAX];
+    int have_saved = got0 <= GP_TRAIN_TOP_MAX;
+    if (have_saved)
+        memcpy (saved, top, got0 * sizeof *top);
     for (long long r = prev + 1; r < nodes; r++) {
         size_t keep_n = res->n_curve;
-        size_t got = try_size (c, r, top, k, &meets, &rel, &b);
+        /* below 'nodes' a size matters only when it meets the date:
+         * best_rate is already at least the rate at 'nodes' (>= need)
+         */
+        size_t got = try_size_need (c, r, top, k, &meets, &rel, &b, 1);
         if (got && meets) {
             res->n_gpus = (int)(r * c->gpn);
             res->rel = rel;
@@ -523,11 +583,17 @@ static size_t refine (const struct dctx *c, long long prev, long long nodes,
         }
         res->n_curve = keep_n;
     }
+    res->n_gpus = (int)(nodes * c->gpn);
+    if (have_saved) {
+        memcpy (top, saved, got0 * sizeof *top);
+        res->rel = *rel0;
+        res->global_batch = b0;
+        return got0;
+    }
     /* 'top' may hold a refinement: redo this size (already on the curve) */
     size_t keep_n = res->n_curve;
     size_t got = try_size (c, nodes, top, k, &meets, &rel, &b);
     res->n_curve = keep_n;
-    res->n_gpus = (int)(nodes * c->gpn);
     res->rel = rel;
     res->global_batch = b;
     return got;
@@ -569,7 +635,7 @@ size_t gp_train_size_deadline (const struct gp_train_model *m,
                 prev_nodes = nodes;
                 continue;
             }
-            got = refine (&c, prev_nodes, nodes, top, k);
+            got = refine (&c, prev_nodes, nodes, top, k, got, &rel, b);
             extend_curve (&c, j, q, nodes, max_gpus);
             finish_curve (res);
             return got;
