@@ -19,6 +19,7 @@
  * not ask for them (st NULL), or with a cutoff (gp__search_layouts_below).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/train.h"
@@ -75,6 +76,51 @@ static int vals (int fixed, const int *cand, int n_cand, int *out)
 }
 
 /* The loops of one search and where they keep their answers. */
+/* Stage bounds (gp__train_stage_bound) kept across the searches of one
+ * deadline sizing or batch choice: they depend on tp, cp, pp, ep, the
+ * micro-batch and seq_par only (not dp, vpp or the batch), with the
+ * model, job, hardware and fixed fields that stay the same there.  Open
+ * addressing; when full, bounds are computed without keeping them.
+ */
+#define SC_SIZE 4096
+struct sc_ent {
+    int used, tp, cp, pp, ep, mb, sp;
+    double S[2];
+};
+struct scache {
+    size_t n;
+    struct sc_ent e[SC_SIZE];
+};
+
+/* The slot of the key, NULL when the table is full or absent. */
+static double *sc_get (struct scache *sc, const struct gp_layout *l)
+{
+    if (!sc)
+        return NULL;
+    unsigned h = (unsigned)l->tp * 2654435761u ^ (unsigned)l->cp * 40503u
+                 ^ (unsigned)l->pp * 2246822519u ^ (unsigned)l->ep * 3266489917u
+                 ^ (unsigned)l->micro_batch * 668265263u
+                 ^ (unsigned)l->seq_par;
+    for (size_t i = 0; i < SC_SIZE; i++) {
+        struct sc_ent *x = &sc->e[(h + i) % SC_SIZE];
+        if (!x->used) {
+            if (sc->n >= SC_SIZE / 2)
+                return NULL;
+            sc->n++;
+            *x = (struct sc_ent){.used = 1, .tp = l->tp, .cp = l->cp,
+                                 .pp = l->pp, .ep = l->ep,
+                                 .mb = l->micro_batch, .sp = l->seq_par,
+                                 .S = {NAN, NAN}};
+            return x->S;
+        }
+        if (x->tp == l->tp && x->cp == l->cp && x->pp == l->pp
+            && x->ep == l->ep && x->mb == l->micro_batch
+            && x->sp == l->seq_par)
+            return x->S;
+    }
+    return NULL;
+}
+
 struct sctx {
     const struct gp_train_model *m;
     const struct gp_train_job *job;
@@ -88,6 +134,7 @@ struct sctx {
     int r0, r1, s0, s1;          /* recompute and sharding ranges */
     int prune;                   /* skip layouts by the step bound */
     double cutoff;               /* skip bounds above this (prune only) */
+    struct scache *sc;           /* stage bounds kept, or NULL */
 };
 
 /* The slowest kept step once k are kept, else the cutoff (the limit a
@@ -207,9 +254,12 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
                     c->st->rejected_div += per;
                     continue;
                 }
-                if (pruned (c, &l, S[e][b]))
+                double *Sl = c->prune ? sc_get (c->sc, &l) : NULL;
+                if (!Sl)
+                    Sl = S[e][b];
+                if (pruned (c, &l, Sl))
                     continue;
-                try_stages (c, l, S[e][b]);
+                try_stages (c, l, Sl);
             }
         }
     }
@@ -257,7 +307,7 @@ static size_t search_run (const struct gp_train_model *m,
                           const struct gp_search_fix *fix,
                           struct gp_train_result *top, size_t k,
                           struct gp_search_stats *st, int prune,
-                          double cutoff)
+                          double cutoff, struct scache *sc)
 {
     struct gp_search_stats local;
     if (!st)
@@ -271,7 +321,7 @@ static size_t search_run (const struct gp_train_model *m,
     static const int mbs[] = {1, 2, 4, 8, 16};
     struct sctx c = {.m = m, .job = job, .hw = hw, .fix = fix, .top = top,
                      .k = k, .n = &n, .st = st, .prune = prune,
-                     .cutoff = cutoff};
+                     .cutoff = cutoff, .sc = sc};
     int max_tp = fix->max_tp > 0 ? fix->max_tp : hw->scale_up_domain;
     if (max_tp > 64)
         max_tp = 64;
@@ -319,7 +369,7 @@ size_t gp_search_layouts (const struct gp_train_model *m,
                           struct gp_search_stats *st)
 {
     return search_run (m, job, hw, n_gpus, fix, top, k, st, st == NULL,
-                       INFINITY);
+                       INFINITY, NULL);
 }
 
 size_t gp__search_layouts_below (const struct gp_train_model *m,
@@ -329,7 +379,8 @@ size_t gp__search_layouts_below (const struct gp_train_model *m,
                                  double cutoff_s,
                                  struct gp_train_result *top, size_t k)
 {
-    return search_run (m, job, hw, n_gpus, fix, top, k, NULL, 1, cutoff_s);
+    return search_run (m, job, hw, n_gpus, fix, top, k, NULL, 1, cutoff_s,
+                       NULL);
 }
 
 void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
@@ -361,7 +412,7 @@ static size_t search_batch (const struct gp_train_model *m,
                             const struct gp_search_fix *fix,
                             struct gp_train_result *top, size_t k,
                             struct gp_search_stats *st, double *batch,
-                            double min_tps)
+                            double min_tps, struct scache *sc)
 {
     if (batch)
         *batch = job->global_batch;
@@ -374,7 +425,8 @@ static size_t search_batch (const struct gp_train_model *m,
         return search_run (m, job, hw, n_gpus, fix, top, k, st, st == NULL,
                            min_tps > 0 ? job->global_batch * job->seq_len
                                              / min_tps * (1 + 1e-9)
-                                       : INFINITY);
+                                       : INFINITY,
+                           sc);
     double lo, hi;
     gp_train_batch_range (m, job->seq_len, job->defaults, &lo, &hi);
     struct gp_train_job jb = *job;
@@ -396,7 +448,7 @@ static size_t search_batch (const struct gp_train_model *m,
         if (!st && kk == 1 && thr > 0)
             cut = b * job->seq_len / thr * (1 + 1e-9);
         size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, &s1,
-                                 st == NULL, cut);
+                                 st == NULL, cut, sc);
         if (st && (b == lo || (!best && s1.have_oom)))
             *st = s1;
         if (!got || tmp[0].time.tokens_per_s <= best_tps)
@@ -420,7 +472,12 @@ size_t gp_train_search_batch (const struct gp_train_model *m,
                               struct gp_search_stats *st,
                               double *batch)
 {
-    return search_batch (m, job, hw, n_gpus, fix, top, k, st, batch, 0);
+    struct scache *sc = st || !job->batch_free ? NULL
+                                               : calloc (1, sizeof *sc);
+    size_t got = search_batch (m, job, hw, n_gpus, fix, top, k, st, batch,
+                               0, sc);
+    free (sc);
+    return got;
 }
 
 /* The search of one deadline sizing. */
@@ -433,6 +490,7 @@ struct dctx {
     int gpn;
     double need;                 /* tokens/s after goodput */
     struct gp_train_size *res;
+    struct scache *sc;           /* stage bounds of every size, or NULL */
 };
 
 static size_t try_size_need (const struct dctx *c, long long nodes,
@@ -471,7 +529,7 @@ static size_t try_size_need (const struct dctx *c, long long nodes,
      */
     double min_tps = need_only ? c->need / rel->goodput * (1 - 1e-9) : 0;
     size_t got = search_batch (c->m, c->job, c->hw, (int)n, c->fix, top, k,
-                               NULL, batch, min_tps);
+                               NULL, batch, min_tps, c->sc);
     if (!got)
         return 0;
     double rate = top[0].time.tokens_per_s * rel->goodput;
@@ -599,6 +657,9 @@ static size_t refine (const struct dctx *c, long long prev, long long nodes,
     return got;
 }
 
+static size_t ladder (struct dctx *cp, int max_gpus,
+                      struct gp_train_result *top, size_t k);
+
 size_t gp_train_size_deadline (const struct gp_train_model *m,
                                const struct gp_train_job *job,
                                const struct gp_train_hw *hw,
@@ -617,6 +678,19 @@ size_t gp_train_size_deadline (const struct gp_train_model *m,
     struct dctx c = {.m = m, .job = job, .hw = hw, .fix = fix, .rp = rp,
                      .gpn = hw->gpus_per_node > 0 ? hw->gpus_per_node : 8,
                      .need = job->tokens / (days * 86400.0), .res = res};
+    /* without memory for it, the bounds are computed each time */
+    c.sc = calloc (1, sizeof *c.sc);
+    size_t got = ladder (&c, max_gpus, top, k);
+    free (c.sc);
+    return got;
+}
+
+/* The ladder of gp_train_size_deadline. */
+static size_t ladder (struct dctx *cp, int max_gpus,
+                      struct gp_train_result *top, size_t k)
+{
+    struct dctx c = *cp;
+    struct gp_train_size *res = c.res;
     long long prev_nodes = 0;
     for (int j = 0; j < 31; j++) {
         for (int q = 4; q < 8; q++) {
