@@ -11,7 +11,8 @@
  *    schedule or the global batch (the search reuses it across them).
  * 2. The pruned search (no statistics asked) keeps exactly the layouts,
  *    in the same order, as the full search (statistics asked: no
- *    pruning), for k = 1, 3 and 8; the cutoff search returns the same
+ *    pruning), for k = 1, 3 and 8, also when it chooses the batch; the
+ *    cutoff search returns the same
  *    fastest layout when it steps under the cutoff.
  * 3. Deadline sizings keep one layout (refinement sizes searched only for
  *    layouts fast enough to meet the date) or two (no such cut): the same
@@ -201,6 +202,19 @@ static void test_pruned_search_same (void **state)
                 if (!nf)
                     continue;
                 compared++;
+                /* the batch choice: statistics asked (smallest batch
+                 * first, no pruning) or not (largest first, pruned)
+                 */
+                struct gp_train_job jf = j;
+                jf.batch_free = 1;
+                double b1 = 0, b2 = 0;
+                nf = gp_train_search_batch (&m, &jf, &hw, n, &fix, full, k,
+                                            &st, &b1);
+                np = gp_train_search_batch (&m, &jf, &hw, n, &fix, pr, k,
+                                            NULL, &b2);
+                same_top (full, nf, pr, np);
+                assert_true (b1 == b2);
+                nf = gp_search_layouts (&m, &j, &hw, n, &fix, full, k, &st);
                 /* cutoff just above the fastest: the same fastest */
                 size_t nc = gp__search_layouts_below (
                     &m, &j, &hw, n, &fix, nextafter (full[0].time.step_s, 1e300),

@@ -401,6 +401,60 @@ void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
         *min_seq = 1;
 }
 
+/* The batches lo, 2 lo, ... <= hi of search_batch, largest first (see
+ * there); '*nan' set when a rate is NaN (the answer is then not used).
+ */
+static size_t batches_down (const struct gp_train_model *m,
+                            const struct gp_train_job *job,
+                            const struct gp_train_hw *hw, int n_gpus,
+                            const struct gp_search_fix *fix,
+                            struct gp_train_result *top, size_t k,
+                            double *batch, double min_tps, struct scache *sc,
+                            double lo, double hi, int *nan)
+{
+    double bs[1100]; /* doublings from >= 1 stay finite fewer times */
+    int nb = 0;
+    for (double b = lo; b <= hi && nb < 1100; b *= 2)
+        bs[nb++] = b;
+    struct gp_train_job jb = *job;
+    struct gp_train_result tmp[GP_TRAIN_TOP_MAX];
+    size_t kk = k < GP_TRAIN_TOP_MAX ? k : GP_TRAIN_TOP_MAX;
+    size_t best = 0;
+    double best_tps = 0;
+    for (int i = nb - 1; i >= 0; i--) {
+        double b = bs[i];
+        jb.global_batch = b;
+        /* With one layout kept, only one at least as fast as best_tps
+         * (and min_tps) can change the answer: tokens/s = b * seq / step
+         * >= thr needs step <= b * seq / thr, so layouts whose bound is
+         * above that (times 1 + 1e-9 for the roundings of both divisions)
+         * are skipped; the fastest layout comes back unchanged whenever
+         * it is at least that fast.
+         */
+        double thr = best_tps > min_tps ? best_tps : min_tps;
+        double cut = INFINITY;
+        if (kk == 1 && thr > 0)
+            cut = b * job->seq_len / thr * (1 + 1e-9);
+        size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, NULL, 1,
+                                 cut, sc);
+        if (!got)
+            continue;
+        double tps = tmp[0].time.tokens_per_s;
+        if (isnan (tps)) {
+            *nan = 1;
+            return 0;
+        }
+        if (!(tps > 0) || (best && tps < best_tps))
+            continue;
+        best_tps = tps;
+        best = got;
+        memcpy (top, tmp, got * sizeof *top);
+        if (batch)
+            *batch = b;
+    }
+    return best;
+}
+
 /* gp_train_search_batch; with 'min_tps' > 0 (only with k 1 and no
  * statistics) for a caller that needs only a layout faster than
  * 'min_tps' tokens/s: when the full search's answer is faster, the same
@@ -429,6 +483,22 @@ static size_t search_batch (const struct gp_train_model *m,
                            sc);
     double lo, hi;
     gp_train_batch_range (m, job->seq_len, job->defaults, &lo, &hi);
+    /* The answer is the smallest batch with the most tokens/s (searched
+     * smallest first, replacing the best only when faster).  Without
+     * statistics the batches are searched largest first instead (the
+     * largest is usually the fastest, so its tokens/s cuts the other
+     * searches most), a smaller batch replacing the best on a tie: the
+     * same answer.  A NaN rate (no order) falls back to smallest first.
+     */
+    if (!st) {
+        int nan = 0;
+        size_t got = batches_down (m, job, hw, n_gpus, fix, top, k, batch,
+                                   min_tps, sc, lo, hi, &nan);
+        if (!nan)
+            return got;
+        if (batch)
+            *batch = job->global_batch;
+    }
     struct gp_train_job jb = *job;
     struct gp_train_result tmp[GP_TRAIN_TOP_MAX];
     struct gp_search_stats s1;
@@ -437,18 +507,8 @@ static size_t search_batch (const struct gp_train_model *m,
     double best_tps = 0;
     for (double b = lo; b <= hi; b *= 2) {
         jb.global_batch = b;
-        /* Without 'st' the statistics are not wanted: prune.  With one
-         * layout kept, only one faster than best_tps (and min_tps) can
-         * change the answer, so layouts whose bound is above the step
-         * that reaches it are skipped; the fastest layout comes back
-         * unchanged whenever it is faster.
-         */
-        double thr = best_tps > min_tps ? best_tps : min_tps;
-        double cut = INFINITY;
-        if (!st && kk == 1 && thr > 0)
-            cut = b * job->seq_len / thr * (1 + 1e-9);
         size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, &s1,
-                                 st == NULL, cut, sc);
+                                 st == NULL, INFINITY, sc);
         if (st && (b == lo || (!best && s1.have_oom)))
             *st = s1;
         if (!got || tmp[0].time.tokens_per_s <= best_tps)
