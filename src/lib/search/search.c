@@ -226,9 +226,15 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
     const struct gp_search_fix *fix = c->fix;
     double per = (double)(c->r1 - c->r0 + 1) * (c->s1 - c->s0 + 1);
     double S[11][5][2];          /* stage bounds per EP and micro-batch */
+    double *Sp[11][5];           /* where they are (the cache or S) */
+    int div_ok[5];               /* dp x micro-batch divides the batch */
+    for (int b = 0; b < c->nm; b++)
+        div_ok[b] = fmod (c->job->global_batch, (double)dp * c->mm[b]) == 0;
     for (int e = 0; e < c->nep; e++)
-        for (int b = 0; b < c->nm; b++)
+        for (int b = 0; b < c->nm; b++) {
             S[e][b][0] = S[e][b][1] = NAN;
+            Sp[e][b] = NULL;
+        }
     for (int e = 0; e < c->nep; e++) {
         int ep = c->eps[e];
         if (ep > 1 && ((tp * dp * cp) % ep || c->m->moe_experts % ep))
@@ -238,7 +244,7 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
             if (vpp > 1 && (pp < 2 || pp * vpp > c->m->layers))
                 continue;
             for (int b = 0; b < c->nm; b++) {
-                if (fmod (c->job->global_batch, (double)dp * c->mm[b]) != 0) {
+                if (!div_ok[b]) {
                     c->st->rejected_div += per;
                     continue;
                 }
@@ -250,16 +256,29 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
                                     ? (enum gp_schedule)fix->schedule
                                     : GP_SCHED_1F1B,
                 };
+                /* a layout skipped by a known bound needs no check (the
+                 * check rejects only what the search would not keep)
+                 */
+                int tested = 0;
+                if (c->prune) {
+                    if (!Sp[e][b]) {
+                        Sp[e][b] = sc_get (c->sc, &l);
+                        if (!Sp[e][b])
+                            Sp[e][b] = S[e][b];
+                    }
+                    if (!isnan (Sp[e][b][0])) {
+                        if (pruned (c, &l, Sp[e][b]))
+                            continue;
+                        tested = 1;
+                    }
+                }
                 if (gp_train_check (c->m, c->job, &l, NULL)) {
                     c->st->rejected_div += per;
                     continue;
                 }
-                double *Sl = c->prune ? sc_get (c->sc, &l) : NULL;
-                if (!Sl)
-                    Sl = S[e][b];
-                if (pruned (c, &l, Sl))
+                if (!tested && pruned (c, &l, Sp[e][b] ? Sp[e][b] : S[e][b]))
                     continue;
-                try_stages (c, l, Sl);
+                try_stages (c, l, Sp[e][b] ? Sp[e][b] : S[e][b]);
             }
         }
     }
