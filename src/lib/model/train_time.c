@@ -764,8 +764,14 @@ double gp__train_step_bound_with (const struct gp_train_model *m,
 {
     if (l->schedule == GP_SCHED_DUALPIPE && l->pp < 2)
         return 0;
-    struct tctx cx;
-    tctx_init (&cx, m, job, hw, l);
+    /* only what pipeline() reads, by tctx_init's expressions (the same
+     * doubles): the search calls this for every layout
+     */
+    struct tctx cx = {.m = m, .job = job, .hw = hw, .l = l, .e = &hw->eff};
+    cx.t = l->tp, cx.pp = l->pp, cx.cp = l->cp, cx.dp = l->dp;
+    cx.h = m->hidden, cx.s = job->seq_len;
+    cx.T = cx.s / cx.cp * l->micro_batch;
+    cx.nmb = job->global_batch / (cx.dp * l->micro_batch);
     double bubble, p2p;
     pipeline (&cx, S, &bubble, &p2p);
     return (cx.nmb * S + bubble + p2p) * (1 - 1e-12);
