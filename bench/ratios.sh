@@ -9,7 +9,7 @@
 # command of the other build right after), so load changes on a shared
 # machine hit both sides alike.  Prints the median of RUNS (default 7)
 # wall-clock times per command and its ratio to the median sort, then the
-# same for CPU time (user + system, GNU time: steadier under load).  With
+# same for CPU time (user + system: steadier under load).  With
 # BEFORE it also checks that both builds print byte-identical output
 # (text and --json) for every command.
 #
@@ -38,8 +38,9 @@ args () { # the arguments of command $1
 }
 
 wall () { # "WALL CPU" seconds of one run of "$@", output discarded
-  # (CPU: user + system, from GNU time; steadier on a loaded machine)
-  /usr/bin/time -f '%e %U %S' -o "$tmp/t1" "$@" > /dev/null
+  # (CPU: user + system of the command; steadier on a loaded machine)
+  local TIMEFORMAT='%3R %3U %3S'
+  { time "$@" > /dev/null 2>&1; } 2> "$tmp/t1"
   awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$tmp/t1"
 }
 
