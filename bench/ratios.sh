@@ -8,7 +8,8 @@
 # Each round runs sort, then every command (and, with BEFORE, the same
 # command of the other build right after), so load changes on a shared
 # machine hit both sides alike.  Prints the median of RUNS (default 7)
-# wall-clock times per command and its ratio to the median sort.  With
+# wall-clock times per command and its ratio to the median sort, then the
+# same for CPU time (user + system: steadier under load).  With
 # BEFORE it also checks that both builds print byte-identical output
 # (text and --json) for every command.
 #
@@ -36,12 +37,11 @@ args () { # the arguments of command $1
   esac
 }
 
-wall () { # seconds of one run of "$@", output discarded
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" > /dev/null
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+wall () { # "WALL CPU" seconds of one run of "$@", output discarded
+  # (CPU: user + system of the command; steadier on a loaded machine)
+  local TIMEFORMAT='%3R %3U %3S'
+  { time "$@" > /dev/null 2>&1; } 2> "$tmp/t1"
+  awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$tmp/t1"
 }
 
 for _ in $(seq "$RUNS"); do
@@ -56,25 +56,29 @@ for _ in $(seq "$RUNS"); do
   done
 done > "$tmp/times"
 
-med () { # median of the times of key $1
-  awk -v k="$1" '$1 == k { print $2 }' "$tmp/times" | sort -n \
+med () { # median of the times of key $1 (column COL: 2 wall, 3 CPU)
+  awk -v k="$1" -v c="${COL:-2}" '$1 == k { print $c }' "$tmp/times" \
+    | sort -n \
     | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-s=$(med sort)
-echo "== issue 13 speed ratios, median of $RUNS interleaved runs"
-printf 'sort -t, -k2,2n philly.csv: %.3f s\n' "$s"
-for c in plan fs fb; do
-  case $c in plan) tgt=3 ;; *) tgt=5 ;; esac
-  t=$(med $c)
-  printf '%s: %.3f s, %.2fx the sort (target <= %d)' "$c" "$t" \
-    "$(awk -v t="$t" -v s="$s" 'BEGIN { print t / s }')" "$tgt"
-  if [ -n "${BEFORE:-}" ]; then
-    b=$(med $c.before)
-    printf '; before %.3f s, %.2fx' "$b" \
-      "$(awk -v t="$b" -v s="$s" 'BEGIN { print t / s }')"
-  fi
-  echo
+for COL in 2 3; do
+  case $COL in 2) what="wall-clock" ;; *) what="CPU (user + sys)" ;; esac
+  s=$(med sort)
+  echo "== issue 13 speed ratios, $what, median of $RUNS interleaved runs"
+  printf 'sort -t, -k2,2n philly.csv: %.3f s\n' "$s"
+  for c in plan fs fb; do
+    case $c in plan) tgt=3 ;; *) tgt=5 ;; esac
+    t=$(med $c)
+    printf '%s: %.3f s, %.2fx the sort (target <= %d)' "$c" "$t" \
+      "$(awk -v t="$t" -v s="$s" 'BEGIN { print t / s }')" "$tgt"
+    if [ -n "${BEFORE:-}" ]; then
+      b=$(med $c.before)
+      printf '; before %.3f s, %.2fx' "$b" \
+        "$(awk -v t="$b" -v s="$s" 'BEGIN { print t / s }')"
+    fi
+    echo
+  done
 done
 if [ -n "${BEFORE:-}" ]; then
   for c in plan fs fb; do

@@ -48,5 +48,45 @@ double gp__ssm_act_layer_bytes (const struct gp_train_model *m,
 /* FP8 saving in units of s*b*h bytes per pattern layer (average). */
 double gp__ssm_act_fp8_save (const struct gp_train_model *m,
                              const struct gp_layout *l);
+/* A proven lower bound (seconds) on the step time of layout 'l' under
+ * every sharding stage and every recomputation (l->sharding ignored;
+ * with l->recompute full: under full recomputation only, a higher
+ * bound): <= gp_train_time(...)->step_s whenever that is not NaN; 0
+ * when no bound is known.  Used by the layout search to skip layouts
+ * (train_time.c has the proof).
+ */
+double gp__train_step_bound (const struct gp_train_model *m,
+                             const struct gp_train_job *job,
+                             const struct gp_train_hw *hw,
+                             const struct gp_layout *l);
+/* The same in two parts: S, a lower bound on one micro-batch of a
+ * pipeline stage (forward, backward and logits; it reads only tp, cp, pp,
+ * ep, micro_batch and seq_par of 'l'; under full recomputation the
+ * higher '*S_full' when not NULL), then the step bound of layout 'l'
+ * from S or S_full (nmb * S + bubble + p2p, with the rounding margin; 0
+ * for DualPipe on pp < 2).
+ */
+double gp__train_stage_bound (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              const struct gp_layout *l, double *S_full);
+double gp__train_step_bound_with (const struct gp_train_model *m,
+                                  const struct gp_train_job *job,
+                                  const struct gp_train_hw *hw,
+                                  const struct gp_layout *l, double S);
+
+/* The layout search (gp_search_layouts, search.c) for a caller that only
+ * needs layouts stepping faster than 'cutoff_s' seconds: layouts whose
+ * proven step bound is above it are skipped.  When the full search's
+ * fastest layout steps in under 'cutoff_s', top[0] is that same layout
+ * (same tie-breaking); otherwise top may hold any layouts or none.
+ * Returns the count kept (<= k); no statistics.
+ */
+size_t gp__search_layouts_below (const struct gp_train_model *m,
+                                 const struct gp_train_job *job,
+                                 const struct gp_train_hw *hw, int n_gpus,
+                                 const struct gp_search_fix *fix,
+                                 double cutoff_s,
+                                 struct gp_train_result *top, size_t k);
 
 #endif

@@ -763,3 +763,93 @@ void gp_train_time (const struct gp_train_model *m,
         o->overhead_s = 0;
     rates (&cx, o);
 }
+
+/* ------------------------- lower bound (search) ------------------------ */
+
+/* A proven lower bound on gp_train_time(m, job, hw, l)->step_s for every
+ * recomputation and sharding stage of layout 'l' (the layout search skips
+ * a layout whose bound exceeds the slowest step it keeps).
+ *
+ * With full recomputation (l->recompute == GP_RECOMP_FULL) recomp is
+ * fwd itself and the bound uses S_full = Ls * (fwd + bwd + fwd) + logit,
+ * the same rounded comp; it is then valid for every sharding stage.
+ *
+ * Proof.  gp_train_time returns
+ *   step = nmb * stage + bubble + p2p + dp_exposed + optim,
+ *   stage = Ls * layer + logit,  layer = (fwd + bwd + recomp) + ep - hid.
+ * fwd, bwd (layer_times), logit (logits_mb) and p2p (pipeline) do not
+ * read l->recompute or l->sharding (mem_fwd sets recompute to none
+ * itself), so the values below are the very doubles gp_train_time uses.
+ * Every omitted term is >= 0: recomp is 0, a forward or a few GEMMs;
+ * hid = f * min(ep, comp) with 0 <= f <= 1, so ep - hid >= 0;
+ * dp_exposed = c - 0.9 min(c, win) or nmb (c - 0.7 min(c, win)) with
+ * c, win >= 0; optim is bytes over bandwidth.  The bubble is
+ * k * stage with k = (pp - 1) / vpp >= 0, or (pp/2 - 1) * 2/3 for
+ * DualPipe, >= 0 when pp >= 2 (pp < 2 with DualPipe: no bound, 0), so
+ * with stage >= S = Ls * (fwd + bwd) + logit it is >= k * S.  Hence
+ * step >= nmb * S + k * S + p2p in exact arithmetic.  Rounding: IEEE
+ * addition and multiplication are monotone, so adding the omitted
+ * non-negative terms can only raise each rounded partial sum; the one
+ * subtraction (- hid) loses at most 2 ulp of max(comp, ep) <= 2 ulp of
+ * the layer time, and the two sides differ by fewer than 20 roundings
+ * (relative 20 * 2^-53 < 3e-15): the factor 1 - 1e-12 covers that.  A
+ * NaN anywhere makes the bound NaN, and the search never skips on NaN.
+ * tests/unit/test_train_bound.c checks bound <= step on random layouts.
+ *
+ * S (gp__train_stage_bound) reads only tp, cp, pp (through Ls), ep,
+ * micro_batch and seq_par of the layout, with the model, the job's
+ * sequence length and attention, and the hardware: not dp, vpp, the
+ * schedule or the global batch (nmb enters layer_times only through the
+ * hidden all-to-all, outside fwd and bwd), so the search computes it once
+ * for every vpp and passes it to gp__train_step_bound_with.
+ */
+double gp__train_stage_bound (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              const struct gp_layout *l, double *S_full)
+{
+    struct gp_layout nl = *l;
+    nl.recompute = GP_RECOMP_NONE;
+    struct tctx cx;
+    tctx_init (&cx, m, job, hw, &nl);
+    struct layer_mb x;
+    layer_times (&cx, &x);
+    double logit = logits_mb (&cx);
+    /* full recomputation: recomp is fwd itself (recompute_s), so
+     * comp = (fwd + bwd) + fwd, rounded as in layer_times
+     */
+    if (S_full)
+        *S_full = cx.Ls * (x.fwd + x.bwd + x.fwd) + logit;
+    return cx.Ls * (x.fwd + x.bwd) + logit;
+}
+
+double gp__train_step_bound_with (const struct gp_train_model *m,
+                                  const struct gp_train_job *job,
+                                  const struct gp_train_hw *hw,
+                                  const struct gp_layout *l, double S)
+{
+    if (l->schedule == GP_SCHED_DUALPIPE && l->pp < 2)
+        return 0;
+    /* only what pipeline() reads, by tctx_init's expressions (the same
+     * doubles): the search calls this for every layout
+     */
+    struct tctx cx = {.m = m, .job = job, .hw = hw, .l = l, .e = &hw->eff};
+    cx.t = l->tp, cx.pp = l->pp, cx.cp = l->cp, cx.dp = l->dp;
+    cx.h = m->hidden, cx.s = job->seq_len;
+    cx.T = cx.s / cx.cp * l->micro_batch;
+    cx.nmb = job->global_batch / (cx.dp * l->micro_batch);
+    double bubble, p2p;
+    pipeline (&cx, S, &bubble, &p2p);
+    return (cx.nmb * S + bubble + p2p) * (1 - 1e-12);
+}
+
+double gp__train_step_bound (const struct gp_train_model *m,
+                             const struct gp_train_job *job,
+                             const struct gp_train_hw *hw,
+                             const struct gp_layout *l)
+{
+    double S_full;
+    double S = gp__train_stage_bound (m, job, hw, l, &S_full);
+    return gp__train_step_bound_with (
+        m, job, hw, l, l->recompute == GP_RECOMP_FULL ? S_full : S);
+}

@@ -21,6 +21,7 @@
 #include "gpuplan/trace.h"
 #include "gpuplan/train.h"
 #include "plan_private.h"
+#include "../model/train_private.h"
 
 
 static double A (struct gp_plan_spec *s, const char *key)
@@ -160,8 +161,7 @@ static double train_rate_run (struct gp_plan_spec *s,
     struct gp_search_fix fix;
     gp_search_fix_free (&fix);
     struct gp_train_result top[1];
-    struct gp_search_stats st;
-    if (gp_search_layouts (m, job, hw, n, &fix, top, 1, &st) == 0)
+    if (gp_search_layouts (m, job, hw, n, &fix, top, 1, NULL) == 0)
         return 0;
     struct gp_train_rel_params rp = plan_rel (s);
     struct gp_reliability rel;
@@ -203,8 +203,10 @@ static void record_need (struct gp_plan_spec *s, struct plan_sizing *z,
         struct gp_train_result top[1];
         gp_search_fix_free (&fix);
         const struct gp_layout *l = &tr->layout;
-        if (gp_search_layouts (m, job, &h, l->tp * l->pp * l->dp * l->cp,
-                               &fix, top, 1, NULL)
+        /* only a layout stepping faster than the chosen one matters */
+        if (gp__search_layouts_below (m, job, &h,
+                                      l->tp * l->pp * l->dp * l->cp, &fix,
+                                      t.step_s, top, 1)
             && top[0].time.tokens_per_s > tps)
             tps = top[0].time.tokens_per_s;
         z->step_sharp_s[wi] = tr->time.step_s * tr->time.tokens_per_s / tps;

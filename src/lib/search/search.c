@@ -8,11 +8,22 @@
  * fastest are kept.  The memory model is evaluated before the time model
  * so that out-of-memory layouts cost little.  Fixed fields (from a spec or
  * a validation row) restrict the loops to one value.
+ *
+ * Pruning: once k layouts are kept, a layout whose proven lower bound on
+ * the step time (gp__train_step_bound, valid for every recomputation and
+ * sharding stage) is strictly above the slowest kept step is skipped
+ * with all its stages: keep() would reject each of them (it rejects a
+ * step >= the slowest kept one), so the kept list, its order and the
+ * tie-breaking are those of the full search.  The skipped layouts are not
+ * counted in the statistics, so pruning is on only where the caller does
+ * not ask for them (st NULL), or with a cutoff (gp__search_layouts_below).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/train.h"
+#include "../model/train_private.h"
 
 void gp_search_fix_free (struct gp_search_fix *f)
 {
@@ -65,6 +76,51 @@ static int vals (int fixed, const int *cand, int n_cand, int *out)
 }
 
 /* The loops of one search and where they keep their answers. */
+/* Stage bounds (gp__train_stage_bound) kept across the searches of one
+ * deadline sizing or batch choice: they depend on tp, cp, pp, ep, the
+ * micro-batch and seq_par only (not dp, vpp or the batch), with the
+ * model, job, hardware and fixed fields that stay the same there.  Open
+ * addressing; when full, bounds are computed without keeping them.
+ */
+#define SC_SIZE 4096
+struct sc_ent {
+    int used, tp, cp, pp, ep, mb, sp;
+    double S[2];
+};
+struct scache {
+    size_t n;
+    struct sc_ent e[SC_SIZE];
+};
+
+/* The slot of the key, NULL when the table is full or absent. */
+static double *sc_get (struct scache *sc, const struct gp_layout *l)
+{
+    if (!sc)
+        return NULL;
+    unsigned h = (unsigned)l->tp * 2654435761u ^ (unsigned)l->cp * 40503u
+                 ^ (unsigned)l->pp * 2246822519u ^ (unsigned)l->ep * 3266489917u
+                 ^ (unsigned)l->micro_batch * 668265263u
+                 ^ (unsigned)l->seq_par;
+    for (size_t i = 0; i < SC_SIZE; i++) {
+        struct sc_ent *x = &sc->e[(h + i) % SC_SIZE];
+        if (!x->used) {
+            if (sc->n >= SC_SIZE / 2)
+                return NULL;
+            sc->n++;
+            *x = (struct sc_ent){.used = 1, .tp = l->tp, .cp = l->cp,
+                                 .pp = l->pp, .ep = l->ep,
+                                 .mb = l->micro_batch, .sp = l->seq_par,
+                                 .S = {NAN, NAN}};
+            return x->S;
+        }
+        if (x->tp == l->tp && x->cp == l->cp && x->pp == l->pp
+            && x->ep == l->ep && x->mb == l->micro_batch
+            && x->sp == l->seq_par)
+            return x->S;
+    }
+    return NULL;
+}
+
 struct sctx {
     const struct gp_train_model *m;
     const struct gp_train_job *job;
@@ -76,12 +132,46 @@ struct sctx {
     int vv[6], mm[5], eps[11];
     int nv, nm, nep;
     int r0, r1, s0, s1;          /* recompute and sharding ranges */
+    int prune;                   /* skip layouts by the step bound */
+    double cutoff;               /* skip bounds above this (prune only) */
+    struct scache *sc;           /* stage bounds kept, or NULL */
 };
+
+/* The slowest kept step once k are kept, else the cutoff (the limit a
+ * bound must exceed to skip).
+ */
+static double limit (const struct sctx *c)
+{
+    double lim = c->cutoff;
+    if (*c->n == c->k && c->top[c->k - 1].time.step_s < lim)
+        lim = c->top[c->k - 1].time.step_s;
+    return lim;
+}
+
+/* Whether layout 'l' (every stage of it) can be skipped: its step bound
+ * is strictly above the limit.  'S' holds the layout's stage bounds
+ * (S[0]: any recomputation, S[1]: full; NAN: not computed yet): they
+ * depend on tp, cp, pp, ep, micro-batch and seq_par only, so the caller
+ * keeps them per EP degree and micro-batch across virtual stages.
+ */
+static int pruned (const struct sctx *c, const struct gp_layout *l,
+                   double *S)
+{
+    if (!c->prune)
+        return 0;
+    double lim = limit (c);
+    if (!(lim < INFINITY))
+        return 0;
+    if (isnan (S[0]))
+        S[0] = gp__train_stage_bound (c->m, c->job, c->hw, l, &S[1]);
+    return gp__train_step_bound_with (c->m, c->job, c->hw, l, S[0]) > lim;
+}
 
 /* Memory, then (when it fits) time of layout 'l' under every
  * recomputation and sharding stage allowed; keeps the fastest.
  */
-static void try_stages (const struct sctx *c, struct gp_layout l)
+static void try_stages (const struct sctx *c, struct gp_layout l,
+                        const double *S)
 {
     const struct gp_search_fix *fix = c->fix;
     struct gp_search_stats *st = c->st;
@@ -93,6 +183,13 @@ static void try_stages (const struct sctx *c, struct gp_layout l)
             && fix->recompute < 0)
             continue;
         l.recompute = r;
+        /* full recomputation repeats the forward: its higher bound may
+         * skip every sharding stage of it (see pruned())
+         */
+        if (r == GP_RECOMP_FULL && c->prune && !isnan (S[1])
+            && gp__train_step_bound_with (c->m, c->job, c->hw, &l, S[1])
+                   > limit (c))
+            continue;
         for (int sh = c->s0; sh <= c->s1; sh++) {
             /* ZeRO-2/3 with PP is not offered by Megatron; FSDP style
              * means pp = 1.
@@ -128,6 +225,16 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
 {
     const struct gp_search_fix *fix = c->fix;
     double per = (double)(c->r1 - c->r0 + 1) * (c->s1 - c->s0 + 1);
+    double S[11][5][2];          /* stage bounds per EP and micro-batch */
+    double *Sp[11][5];           /* where they are (the cache or S) */
+    int div_ok[5];               /* dp x micro-batch divides the batch */
+    for (int b = 0; b < c->nm; b++)
+        div_ok[b] = fmod (c->job->global_batch, (double)dp * c->mm[b]) == 0;
+    for (int e = 0; e < c->nep; e++)
+        for (int b = 0; b < c->nm; b++) {
+            S[e][b][0] = S[e][b][1] = NAN;
+            Sp[e][b] = NULL;
+        }
     for (int e = 0; e < c->nep; e++) {
         int ep = c->eps[e];
         if (ep > 1 && ((tp * dp * cp) % ep || c->m->moe_experts % ep))
@@ -137,7 +244,7 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
             if (vpp > 1 && (pp < 2 || pp * vpp > c->m->layers))
                 continue;
             for (int b = 0; b < c->nm; b++) {
-                if (fmod (c->job->global_batch, (double)dp * c->mm[b]) != 0) {
+                if (!div_ok[b]) {
                     c->st->rejected_div += per;
                     continue;
                 }
@@ -149,11 +256,29 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
                                     ? (enum gp_schedule)fix->schedule
                                     : GP_SCHED_1F1B,
                 };
+                /* a layout skipped by a known bound needs no check (the
+                 * check rejects only what the search would not keep)
+                 */
+                int tested = 0;
+                if (c->prune) {
+                    if (!Sp[e][b]) {
+                        Sp[e][b] = sc_get (c->sc, &l);
+                        if (!Sp[e][b])
+                            Sp[e][b] = S[e][b];
+                    }
+                    if (!isnan (Sp[e][b][0])) {
+                        if (pruned (c, &l, Sp[e][b]))
+                            continue;
+                        tested = 1;
+                    }
+                }
                 if (gp_train_check (c->m, c->job, &l, NULL)) {
                     c->st->rejected_div += per;
                     continue;
                 }
-                try_stages (c, l);
+                if (!tested && pruned (c, &l, Sp[e][b] ? Sp[e][b] : S[e][b]))
+                    continue;
+                try_stages (c, l, Sp[e][b] ? Sp[e][b] : S[e][b]);
             }
         }
     }
@@ -192,14 +317,16 @@ static void try_pipelines (const struct sctx *c, int n_gpus, int tp, int cp)
     }
 }
 
-size_t gp_search_layouts (const struct gp_train_model *m,
+/* gp_search_layouts, pruning by the step bound when 'prune' is set
+ * (layouts whose bound is above 'cutoff' are skipped too).
+ */
+static size_t search_run (const struct gp_train_model *m,
                           const struct gp_train_job *job,
-                          const struct gp_train_hw *hw,
-                          int n_gpus,
+                          const struct gp_train_hw *hw, int n_gpus,
                           const struct gp_search_fix *fix,
-                          struct gp_train_result *top,
-                          size_t k,
-                          struct gp_search_stats *st)
+                          struct gp_train_result *top, size_t k,
+                          struct gp_search_stats *st, int prune,
+                          double cutoff, struct scache *sc)
 {
     struct gp_search_stats local;
     if (!st)
@@ -212,7 +339,8 @@ size_t gp_search_layouts (const struct gp_train_model *m,
     static const int vpps[] = {1, 2, 3, 4, 6, 8};
     static const int mbs[] = {1, 2, 4, 8, 16};
     struct sctx c = {.m = m, .job = job, .hw = hw, .fix = fix, .top = top,
-                     .k = k, .n = &n, .st = st};
+                     .k = k, .n = &n, .st = st, .prune = prune,
+                     .cutoff = cutoff, .sc = sc};
     int max_tp = fix->max_tp > 0 ? fix->max_tp : hw->scale_up_domain;
     if (max_tp > 64)
         max_tp = 64;
@@ -250,6 +378,30 @@ size_t gp_search_layouts (const struct gp_train_model *m,
     return n;
 }
 
+size_t gp_search_layouts (const struct gp_train_model *m,
+                          const struct gp_train_job *job,
+                          const struct gp_train_hw *hw,
+                          int n_gpus,
+                          const struct gp_search_fix *fix,
+                          struct gp_train_result *top,
+                          size_t k,
+                          struct gp_search_stats *st)
+{
+    return search_run (m, job, hw, n_gpus, fix, top, k, st, st == NULL,
+                       INFINITY, NULL);
+}
+
+size_t gp__search_layouts_below (const struct gp_train_model *m,
+                                 const struct gp_train_job *job,
+                                 const struct gp_train_hw *hw, int n_gpus,
+                                 const struct gp_search_fix *fix,
+                                 double cutoff_s,
+                                 struct gp_train_result *top, size_t k)
+{
+    return search_run (m, job, hw, n_gpus, fix, top, k, NULL, 1, cutoff_s,
+                       NULL);
+}
+
 void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
                            const struct gp_defaults *d, double *min_seq,
                            double *max_seq)
@@ -268,22 +420,104 @@ void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
         *min_seq = 1;
 }
 
-size_t gp_train_search_batch (const struct gp_train_model *m,
-                              const struct gp_train_job *job,
-                              const struct gp_train_hw *hw,
-                              int n_gpus,
-                              const struct gp_search_fix *fix,
-                              struct gp_train_result *top,
-                              size_t k,
-                              struct gp_search_stats *st,
-                              double *batch)
+/* The batches lo, 2 lo, ... <= hi of search_batch, largest first (see
+ * there); '*nan' set when a rate is NaN (the answer is then not used).
+ */
+static size_t batches_down (const struct gp_train_model *m,
+                            const struct gp_train_job *job,
+                            const struct gp_train_hw *hw, int n_gpus,
+                            const struct gp_search_fix *fix,
+                            struct gp_train_result *top, size_t k,
+                            double *batch, double min_tps, struct scache *sc,
+                            double lo, double hi, int *nan)
+{
+    double bs[1100]; /* doublings from >= 1 stay finite fewer times */
+    int nb = 0;
+    for (double b = lo; b <= hi && nb < 1100; b *= 2)
+        bs[nb++] = b;
+    struct gp_train_job jb = *job;
+    struct gp_train_result tmp[GP_TRAIN_TOP_MAX];
+    size_t kk = k < GP_TRAIN_TOP_MAX ? k : GP_TRAIN_TOP_MAX;
+    size_t best = 0;
+    double best_tps = 0;
+    for (int i = nb - 1; i >= 0; i--) {
+        double b = bs[i];
+        jb.global_batch = b;
+        /* With one layout kept, only one at least as fast as best_tps
+         * (and min_tps) can change the answer: tokens/s = b * seq / step
+         * >= thr needs step <= b * seq / thr, so layouts whose bound is
+         * above that (times 1 + 1e-9 for the roundings of both divisions)
+         * are skipped; the fastest layout comes back unchanged whenever
+         * it is at least that fast.
+         */
+        double thr = best_tps > min_tps ? best_tps : min_tps;
+        double cut = INFINITY;
+        if (kk == 1 && thr > 0)
+            cut = b * job->seq_len / thr * (1 + 1e-9);
+        size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, NULL, 1,
+                                 cut, sc);
+        if (!got)
+            continue;
+        double tps = tmp[0].time.tokens_per_s;
+        if (isnan (tps)) {
+            *nan = 1;
+            return 0;
+        }
+        if (!(tps > 0) || (best && tps < best_tps))
+            continue;
+        best_tps = tps;
+        best = got;
+        memcpy (top, tmp, got * sizeof *top);
+        if (batch)
+            *batch = b;
+    }
+    return best;
+}
+
+/* gp_train_search_batch; with 'min_tps' > 0 (only with k 1 and no
+ * statistics) for a caller that needs only a layout faster than
+ * 'min_tps' tokens/s: when the full search's answer is faster, the same
+ * answer; otherwise some slower layout, or none (0).
+ */
+static size_t search_batch (const struct gp_train_model *m,
+                            const struct gp_train_job *job,
+                            const struct gp_train_hw *hw, int n_gpus,
+                            const struct gp_search_fix *fix,
+                            struct gp_train_result *top, size_t k,
+                            struct gp_search_stats *st, double *batch,
+                            double min_tps, struct scache *sc)
 {
     if (batch)
         *batch = job->global_batch;
+    if (st || k != 1)
+        min_tps = 0;
+    /* tokens/s = batch * seq / step > thr needs step < batch * seq / thr;
+     * 1 + 1e-9 covers the roundings of both divisions
+     */
     if (!job->batch_free)
-        return gp_search_layouts (m, job, hw, n_gpus, fix, top, k, st);
+        return search_run (m, job, hw, n_gpus, fix, top, k, st, st == NULL,
+                           min_tps > 0 ? job->global_batch * job->seq_len
+                                             / min_tps * (1 + 1e-9)
+                                       : INFINITY,
+                           sc);
     double lo, hi;
     gp_train_batch_range (m, job->seq_len, job->defaults, &lo, &hi);
+    /* The answer is the smallest batch with the most tokens/s (searched
+     * smallest first, replacing the best only when faster).  Without
+     * statistics the batches are searched largest first instead (the
+     * largest is usually the fastest, so its tokens/s cuts the other
+     * searches most), a smaller batch replacing the best on a tie: the
+     * same answer.  A NaN rate (no order) falls back to smallest first.
+     */
+    if (!st) {
+        int nan = 0;
+        size_t got = batches_down (m, job, hw, n_gpus, fix, top, k, batch,
+                                   min_tps, sc, lo, hi, &nan);
+        if (!nan)
+            return got;
+        if (batch)
+            *batch = job->global_batch;
+    }
     struct gp_train_job jb = *job;
     struct gp_train_result tmp[GP_TRAIN_TOP_MAX];
     struct gp_search_stats s1;
@@ -292,8 +526,8 @@ size_t gp_train_search_batch (const struct gp_train_model *m,
     double best_tps = 0;
     for (double b = lo; b <= hi; b *= 2) {
         jb.global_batch = b;
-        size_t got = gp_search_layouts (m, &jb, hw, n_gpus, fix, tmp, kk,
-                                        &s1);
+        size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, &s1,
+                                 st == NULL, INFINITY, sc);
         if (st && (b == lo || (!best && s1.have_oom)))
             *st = s1;
         if (!got || tmp[0].time.tokens_per_s <= best_tps)
@@ -307,6 +541,24 @@ size_t gp_train_search_batch (const struct gp_train_model *m,
     return best;
 }
 
+size_t gp_train_search_batch (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              int n_gpus,
+                              const struct gp_search_fix *fix,
+                              struct gp_train_result *top,
+                              size_t k,
+                              struct gp_search_stats *st,
+                              double *batch)
+{
+    struct scache *sc = st || !job->batch_free ? NULL
+                                               : calloc (1, sizeof *sc);
+    size_t got = search_batch (m, job, hw, n_gpus, fix, top, k, st, batch,
+                               0, sc);
+    free (sc);
+    return got;
+}
+
 /* The search of one deadline sizing. */
 struct dctx {
     const struct gp_train_model *m;
@@ -317,7 +569,13 @@ struct dctx {
     int gpn;
     double need;                 /* tokens/s after goodput */
     struct gp_train_size *res;
+    struct scache *sc;           /* stage bounds of every size, or NULL */
 };
+
+static size_t try_size_need (const struct dctx *c, long long nodes,
+                             struct gp_train_result *top, size_t k,
+                             int *meets, struct gp_reliability *rel,
+                             double *batch, int need_only);
 
 /* Search 'nodes' whole nodes into 'top'; appends the size to the curve.
  * Returns the count kept, and sets *meets when its best layout meets the
@@ -327,14 +585,32 @@ static size_t try_size (const struct dctx *c, long long nodes,
                         struct gp_train_result *top, size_t k, int *meets,
                         struct gp_reliability *rel, double *batch)
 {
+    return try_size_need (c, nodes, top, k, meets, rel, batch, 0);
+}
+
+/* try_size; with 'need_only' for a size whose answer matters only when it
+ * meets the date (refine()): the search then skips layouts too slow for
+ * that (search_batch's min_tps), which changes nothing when it meets
+ * (the same answer) and leaves it not meeting otherwise.
+ */
+static size_t try_size_need (const struct dctx *c, long long nodes,
+                             struct gp_train_result *top, size_t k,
+                             int *meets, struct gp_reliability *rel,
+                             double *batch, int need_only)
+{
     struct gp_train_size *res = c->res;
     long long n = nodes * c->gpn;
     *meets = 0;
-    size_t got = gp_train_search_batch (c->m, c->job, c->hw, (int)n, c->fix,
-                                        top, k, NULL, batch);
+    /* the reliability model depends on the GPU count only */
+    gp_train_reliability_with (c->m, c->job, (double)n, c->gpn, c->rp, rel);
+    /* rate = tokens/s * goodput >= need needs tokens/s >= need / goodput
+     * (1 - 1e-9: the rounding of the product)
+     */
+    double min_tps = need_only ? c->need / rel->goodput * (1 - 1e-9) : 0;
+    size_t got = search_batch (c->m, c->job, c->hw, (int)n, c->fix, top, k,
+                               NULL, batch, min_tps, c->sc);
     if (!got)
         return 0;
-    gp_train_reliability_with (c->m, c->job, (double)n, c->gpn, c->rp, rel);
     double rate = top[0].time.tokens_per_s * rel->goodput;
     if (rate > res->best_rate) {
         res->best_rate = rate;
@@ -414,15 +690,28 @@ static void extend_curve (const struct dctx *c, int j, int q,
  * meet it, else 'nodes'.  Only the answer joins the curve.
  */
 static size_t refine (const struct dctx *c, long long prev, long long nodes,
-                      struct gp_train_result *top, size_t k)
+                      struct gp_train_result *top, size_t k, size_t got0,
+                      const struct gp_reliability *rel0, double b0)
 {
     struct gp_train_size *res = c->res;
     struct gp_reliability rel;
     double b;
     int meets;
+    /* The answer at 'nodes' ('got0' layouts in 'top', 'rel0', 'b0'), kept
+     * for when no smaller size meets the date instead of searching that
+     * size again: the search is pure (the same answer), and best_rate and
+     * the curve already hold it.
+     */
+    struct gp_train_result saved[GP_TRAIN_TOP_MAX];
+    int have_saved = got0 <= GP_TRAIN_TOP_MAX;
+    if (have_saved)
+        memcpy (saved, top, got0 * sizeof *top);
     for (long long r = prev + 1; r < nodes; r++) {
         size_t keep_n = res->n_curve;
-        size_t got = try_size (c, r, top, k, &meets, &rel, &b);
+        /* below 'nodes' a size matters only when it meets the date:
+         * best_rate is already at least the rate at 'nodes' (>= need)
+         */
+        size_t got = try_size_need (c, r, top, k, &meets, &rel, &b, 1);
         if (got && meets) {
             res->n_gpus = (int)(r * c->gpn);
             res->rel = rel;
@@ -431,15 +720,24 @@ static size_t refine (const struct dctx *c, long long prev, long long nodes,
         }
         res->n_curve = keep_n;
     }
+    res->n_gpus = (int)(nodes * c->gpn);
+    if (have_saved) {
+        memcpy (top, saved, got0 * sizeof *top);
+        res->rel = *rel0;
+        res->global_batch = b0;
+        return got0;
+    }
     /* 'top' may hold a refinement: redo this size (already on the curve) */
     size_t keep_n = res->n_curve;
     size_t got = try_size (c, nodes, top, k, &meets, &rel, &b);
     res->n_curve = keep_n;
-    res->n_gpus = (int)(nodes * c->gpn);
     res->rel = rel;
     res->global_batch = b;
     return got;
 }
+
+static size_t ladder (struct dctx *cp, int max_gpus,
+                      struct gp_train_result *top, size_t k);
 
 size_t gp_train_size_deadline (const struct gp_train_model *m,
                                const struct gp_train_job *job,
@@ -459,6 +757,19 @@ size_t gp_train_size_deadline (const struct gp_train_model *m,
     struct dctx c = {.m = m, .job = job, .hw = hw, .fix = fix, .rp = rp,
                      .gpn = hw->gpus_per_node > 0 ? hw->gpus_per_node : 8,
                      .need = job->tokens / (days * 86400.0), .res = res};
+    /* without memory for it, the bounds are computed each time */
+    c.sc = calloc (1, sizeof *c.sc);
+    size_t got = ladder (&c, max_gpus, top, k);
+    free (c.sc);
+    return got;
+}
+
+/* The ladder of gp_train_size_deadline. */
+static size_t ladder (struct dctx *cp, int max_gpus,
+                      struct gp_train_result *top, size_t k)
+{
+    struct dctx c = *cp;
+    struct gp_train_size *res = c.res;
     long long prev_nodes = 0;
     for (int j = 0; j < 31; j++) {
         for (int q = 4; q < 8; q++) {
@@ -477,7 +788,7 @@ size_t gp_train_size_deadline (const struct gp_train_model *m,
                 prev_nodes = nodes;
                 continue;
             }
-            got = refine (&c, prev_nodes, nodes, top, k);
+            got = refine (&c, prev_nodes, nodes, top, k, got, &rel, b);
             extend_curve (&c, j, q, nodes, max_gpus);
             finish_curve (res);
             return got;
