@@ -45,7 +45,8 @@ static unsigned rnd (unsigned n)
 static const char *const MODELS[] = {"gpt3-1.3b",     "llama3.1-8b",
                                      "llama3.1-70b",  "llama3.1-405b",
                                      "mixtral-8x7b",  "deepseek-v3",
-                                     "qwen3-235b-a22b", "falcon-40b"};
+                                     "qwen3-235b-a22b", "falcon-40b",
+                                     "nemotron-h-8b", "nemotron-h-56b"};
 
 static int hw_of (const struct gp_catalog *cat, size_t i,
                   struct gp_train_hw *hw, int fp8)
