@@ -193,6 +193,15 @@ int gp_pool_k8s_resources (const struct gp_pool *p, const char *strategy,
                            char names[][64], long long *counts, size_t max,
                            gp_error_t *err);
 
+/* Write the files of the 'n' exports 'xs' into 'dir' in one
+ * all-or-nothing step (gpuplan/io.h), each under "<target>/" when 'sub'
+ * (gp_write_tree_atomic), else flat (gp_write_dir_atomic).  Returns 0,
+ * or the io.h error (GP_EWRITE naming the path, GP_ENOMEM) with 'err'
+ * set; nothing is printed.
+ */
+int gp_export_write (const char *dir, struct gp_export *const *xs, size_t n,
+                     int sub, gp_error_t *err);
+
 /* Free an export and its texts; NULL is a no-op. */
 void gp_export_destroy (struct gp_export *x);
 

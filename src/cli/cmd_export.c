@@ -115,49 +115,21 @@ static size_t report_not_applicable (struct gp_export *const *xs, size_t n)
     return used;
 }
 
-/* The files of 'xs' (each under its target's folder when 'sub'). */
-static size_t count_files (struct gp_export *const *xs, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += xs[i]->n_files;
-    return k;
-}
-
-/* Write every file of 'xs' into 'dir' in one all-or-nothing step (io.h),
- * each under "<target>/" when 'sub'; an exit status.
+/* Write every file of 'xs' into 'dir' in one all-or-nothing step, each
+ * under "<target>/" when 'sub'; an exit status.
  */
 static int write_set (const char *dir, struct gp_export *const *xs, size_t n,
                       int sub)
 {
-    size_t nf = count_files (xs, n), k = 0;
-    struct gp_out_file *f = calloc (nf + 1, sizeof *f);
-    char (*names)[160] = calloc (nf + 1, sizeof *names);
     gp_error_t err = {0};
-    int rc = EXIT_INTERNAL;
-    if (!f || !names)
-        goto done;
+    if (gp_export_write (dir, xs, n, sub, &err) != 0)
+        return cli_fail (&err);
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < xs[i]->n_files; j++, k++) {
-            const struct gp_export_file *x = &xs[i]->files[j];
-            snprintf (names[k], sizeof names[k], "%s%s%s",
-                      sub ? gp_export_target_str (xs[i]->target) : "",
-                      sub ? "/" : "", x->name);
-            f[k] = (struct gp_out_file){names[k], x->text, strlen (x->text)};
-        }
-    rc = sub ? gp_write_tree_atomic (dir, f, nf, &err)
-             : gp_write_dir_atomic (dir, f, nf, &err);
-    if (rc != 0) {
-        rc = cli_fail (&err);
-        goto done;
-    }
-    for (k = 0; k < nf; k++)
-        fprintf (stderr, "gpuplan: wrote %s/%s\n", dir, f[k].name);
-    rc = EXIT_OK;
-done:
-    free (names);
-    free (f);
-    return rc;
+        for (size_t j = 0; j < xs[i]->n_files; j++)
+            fprintf (stderr, "gpuplan: wrote %s/%s%s%s\n", dir,
+                     sub ? gp_export_target_str (xs[i]->target) : "",
+                     sub ? "/" : "", xs[i]->files[j].name);
+    return EXIT_OK;
 }
 
 /* Print or write the exports 'xs'; an exit status. */

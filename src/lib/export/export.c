@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "export_private.h"
+#include "gpuplan/io.h"
 #include "gpuplan/plan.h"
 
 /* Indexed by enum gp_export_target. */
@@ -269,4 +270,33 @@ struct gp_export *gp_export_render_opts (const struct gp_cluster *c,
         return NULL;
     }
     return x;
+}
+
+int gp_export_write (const char *dir, struct gp_export *const *xs, size_t n,
+                     int sub, gp_error_t *err)
+{
+    size_t nf = 0, k = 0;
+    for (size_t i = 0; i < n; i++)
+        nf += xs[i]->n_files;
+    struct gp_out_file *f = calloc (nf + 1, sizeof *f);
+    char (*names)[160] = calloc (nf + 1, sizeof *names);
+    int rc;
+    if (!f || !names) {
+        rc = gp_errprintf (err, GP_ENOMEM, "out of memory");
+    } else {
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < xs[i]->n_files; j++, k++) {
+                const struct gp_export_file *x = &xs[i]->files[j];
+                snprintf (names[k], sizeof names[k], "%s%s%s",
+                          sub ? gp_export_target_str (xs[i]->target) : "",
+                          sub ? "/" : "", x->name);
+                f[k] = (struct gp_out_file){names[k], x->text,
+                                            strlen (x->text)};
+            }
+        rc = sub ? gp_write_tree_atomic (dir, f, nf, err)
+                 : gp_write_dir_atomic (dir, f, nf, err);
+    }
+    free (names);
+    free (f);
+    return rc;
 }
