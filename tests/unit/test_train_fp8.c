@@ -46,28 +46,7 @@ static void model (struct gp_train_model *m, int L, int h, int a)
     assert_int_equal (gp_train_prep (&x, m, NULL), 0);
 }
 
-/* H100 SXM figures (989.4 TFLOP/s BF16, 1,978.9 FP8, 3.35 TB/s) with the
- * catalog's hopper efficiency row.
- */
-static void hw_h100 (struct gp_train_hw *hw, enum gp_precision p)
-{
-    struct gp_accel a;
-    memset (&a, 0, sizeof a);
-    a.id = "H100-SXM";
-    a.mem_bytes = 80e9;
-    a.mem_bw = 3.35e12;
-    a.bf16_flops = a.fp16_flops = 989.4e12;
-    a.fp8_flops = 1978.9e12;
-    a.scale_up_bw = 900e9;
-    a.scale_up_domain = 8;
-    a.tdp_w = 700;
-    static struct gp_catalog *cat;
-    if (!cat)
-        cat = gp_catalog_load (NULL, NULL);
-    a.gen = gp_catalog_find_generation (cat, "hopper", NULL);
-    assert_non_null (a.gen);
-    gp_train_hw_from_accel (&a, p, hw);
-}
+#include "h100_fixture.h"
 
 static void run (const struct gp_train_model *m, enum gp_precision p,
                  const struct gp_train_hw *hw, struct gp_train_result *r)
@@ -96,8 +75,8 @@ static void test_attention_bf16 (void **state)
     struct gp_train_model m;
     model (&m, 4, 1024, 8);
     struct gp_train_hw hb, h8;
-    hw_h100 (&hb, GP_PREC_BF16);
-    hw_h100 (&h8, GP_PREC_FP8);
+    hw_h100_prec (&hb, GP_PREC_BF16);
+    hw_h100_prec (&h8, GP_PREC_FP8);
     assert_true (h8.fp8);
     near (h8.peak_flops, 1978.9e12, 1e-12);
     struct gp_train_result rb, r8;
@@ -126,8 +105,8 @@ static void test_cast_current_scaling (void **state)
     struct gp_train_model m;
     model (&m, 4, 1024, 8);
     struct gp_train_hw hb, h8;
-    hw_h100 (&hb, GP_PREC_BF16);
-    hw_h100 (&h8, GP_PREC_FP8);
+    hw_h100_prec (&hb, GP_PREC_BF16);
+    hw_h100_prec (&h8, GP_PREC_FP8);
     h8.peak_flops = hb.peak_flops;
     struct gp_train_result rb, r8;
     run (&m, GP_PREC_BF16, &hb, &rb);

@@ -52,24 +52,11 @@ static struct gp_arch moe (int L, int h, int a, int E, int k, int fm)
  * (50 GB/s) NIC per GPU, hopper efficiency row (scale_up 0.80, scale_out
  * 0.90), 5 us per scale-out hop.
  */
+#include "h100_fixture.h"
+
 static void hw_h100 (struct gp_train_hw *hw)
 {
-    struct gp_accel a;
-    memset (&a, 0, sizeof a);
-    a.id = "H100-SXM";
-    a.mem_bytes = 80e9;
-    a.mem_bw = 3.35e12;
-    a.bf16_flops = a.fp16_flops = 989.4e12;
-    a.scale_up_bw = 900e9;
-    a.scale_up_domain = 8;
-    a.tdp_w = 700;
-    /* efficiency factors and NIC: the catalog's hopper generation */
-    static struct gp_catalog *cat;
-    if (!cat)
-        cat = gp_catalog_load (NULL, NULL);
-    a.gen = gp_catalog_find_generation (cat, "hopper", NULL);
-    assert_non_null (a.gen);
-    gp_train_hw_from_accel (&a, GP_PREC_BF16, hw);
+    hw_h100_prec (hw, GP_PREC_BF16);
 }
 
 static void eval_ok (const struct gp_train_model *m,
