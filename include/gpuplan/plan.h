@@ -703,6 +703,54 @@ struct gp_sens_row {
     struct gp_part_status status;
 };
 
+/* Ranges from sampled assumptions (gp_plan_sample; docs/model/
+ * uncertainty.md).  Each uncertain assumption of the defaults registry
+ * carries a distribution; N plans are evaluated with values drawn from
+ * them (deterministic for a seed) and the percentiles kept per option.
+ * A percentile is over the samples in which the option was fully costed
+ * and feasible (n_ok of them); all 0 when n_ok is 0.
+ */
+struct gp_plan_pct {
+    double p10, p50, p90;
+};
+
+struct gp_plan_option_range {
+    size_t n_ok;                /* samples where costed and feasible */
+    struct gp_plan_pct tco_usd;
+    struct gp_plan_pct gpus;
+    struct gp_plan_pct usd_per_gpu_hour;
+    struct gp_plan_pct train_days;  /* the main (first) training run's
+                                     * wall-clock days; 0s when none */
+    size_t n_cheapest;          /* samples in which it was the cheapest
+                                 * feasible option */
+};
+
+#define GP_PLAN_MAX_FLIPS 8
+
+/* An assumption that flips the recommendation: in 'count' samples the
+ * cheapest feasible option was not the recommended one, and this
+ * assumption's draw was the one that moved furthest toward the winner
+ * (docs/model/uncertainty.md says how a flip is attributed).
+ */
+struct gp_plan_flip {
+    char key[GP_PLAN_NAME];     /* registry key, e.g. "price.scale" */
+    size_t count;
+    double share;               /* count / n_samples */
+};
+
+struct gp_plan_ranges {
+    size_t n_samples;
+    unsigned long long seed;
+    struct gp_plan_option_range *options;   /* one per result option,
+                                             * same index; owned */
+    double win_share;           /* share of samples in which the
+                                 * recommended option is the cheapest
+                                 * feasible one */
+    struct gp_plan_flip flips[GP_PLAN_MAX_FLIPS];   /* most frequent
+                                                     * first */
+    size_t n_flips;
+};
+
 struct gp_plan_result {
     char name[GP_PLAN_NAME];
     double horizon_years;
@@ -731,6 +779,10 @@ struct gp_plan_result {
      * fully costed option without any, or -1 (none, or no shortfall).
      */
     int nearest_ok;
+    /* Ranges from sampled assumptions; NULL unless gp_plan_sample() ran
+     * on this result.  Owned by the result.
+     */
+    struct gp_plan_ranges *ranges;
 };
 
 /* Build every option of 'spec', cost it, check the constraints, pick the

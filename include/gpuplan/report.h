@@ -56,6 +56,24 @@ char *gp_report_render (const struct gp_plan_result *r,
  */
 char *gp_report_summary (const struct gp_plan_result *r, gp_error_t *err);
 
+/* Scenario diff (diff.c; docs/formats/diff.md): compare two plan results
+ * given as their JSON documents ('a' before, 'b' after: gp_report_json()
+ * or the output of `gpuplan plan --json`), field by field, never rendered
+ * text.  The diff says what changed in the inputs and assumptions, in each
+ * option's numbers (matched by option name) and whether and why the
+ * recommendation moved.  Returns a new JSON object the caller releases
+ * with json_decref(), or NULL with 'err' set (GP_EINVAL: NULL or not plan
+ * results, naming the JSON path; GP_ENOMEM).
+ */
+struct json_t *gp_plan_diff (const struct json_t *a, const struct json_t *b,
+                             gp_error_t *err);
+
+/* Render a diff from gp_plan_diff() as text, Markdown, HTML (a fragment)
+ * or JSON.  Returns a string the caller frees, or NULL with 'err' set.
+ */
+char *gp_plan_diff_render (const struct json_t *diff,
+                           enum gp_report_format f, gp_error_t *err);
+
 /* An aligned plain-text table for front ends: columns two spaces apart,
  * numeric-looking cells (optionally after '$' or '-') right-aligned below
  * the header, the last column not padded.  create/add copy the 'n_cols'

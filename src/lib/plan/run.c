@@ -268,6 +268,9 @@ void gp_plan_result_destroy (struct gp_plan_result *r)
     free (r->log);
     free (r->sources);
     free (r->options);
+    if (r->ranges)
+        free (r->ranges->options);
+    free (r->ranges);
     free (r);
 }
 
