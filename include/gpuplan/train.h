@@ -29,6 +29,13 @@ enum gp_precision {
     GP_PREC_BF16,
     GP_PREC_FP16,
     GP_PREC_FP8, /* FP8 GEMMs, BF16 everything else */
+    /* Appended (docs/model/training.md, "Precision"; the mechanism terms
+     * are data/catalog/precisions.csv, gp_train_prec_for).  GP_PREC_FP8
+     * is per-tensor current scaling.
+     */
+    GP_PREC_MXFP8,       /* FP8 with 32-element E8M0 block scales */
+    GP_PREC_NVFP4,       /* FP4 with 16-element E4M3 block scales */
+    GP_PREC_FP8_DELAYED, /* FP8, per-tensor delayed (amax-history) scaling */
 };
 
 enum gp_sharding {
@@ -70,6 +77,10 @@ struct gp_layout {
     enum gp_recompute recompute;
     enum gp_sharding sharding;
     enum gp_schedule schedule;
+    int offload_layers; /* layers whose activations go to host memory
+                         * (Megatron-Core cpu_offloading_num_layers);
+                         * 0 = none.  docs/model/training.md, "CPU
+                         * activation offload" */
 };
 
 /* The training job. */
@@ -90,6 +101,11 @@ struct gp_train_job {
                                * gp_train_size_deadline) chooses the batch
                                * within gp_train_batch_range.  0 (the
                                * default): global_batch is fixed */
+    int tp_comm_overlap;      /* 1: TP collectives pipelined with the
+                               * adjacent GEMMs (Transformer Engine
+                               * userbuffers, Megatron --tp-comm-overlap);
+                               * 0 (default): exposed.  docs/model/
+                               * training.md, "TP communication overlap" */
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */
@@ -132,6 +148,21 @@ struct gp_train_hw {
      */
     double nvls_share;
     double sharp_share;
+    /* Precision mechanism terms (data/catalog/precisions.csv; 0 = the
+     * FP8 current-scaling defaults of train_time.c): bytes moved per
+     * element to quantize a GEMM's activation input, bytes per element
+     * an FP8/FP4 GEMM input keeps for backward, and the GEMM efficiency
+     * relative to the generation's (block-scale overhead).
+     */
+    double cast_bytes;
+    double saved_act_bytes;
+    double prec_gemm_eff;
+    /* Host link for CPU activation offload (data/catalog/host_links.csv):
+     * byte/s per direction per GPU as achieved (0 = no offload), and host
+     * memory per GPU (bytes).
+     */
+    double host_bw;
+    double host_mem_bytes;
 };
 
 /* One all-reduce of 'bytes' (s) as the training model times it
@@ -154,6 +185,8 @@ struct gp_train_mem {
     double capacity;
     double headroom;          /* capacity - total (negative = OOM) */
     int fits;
+    double offload_host;      /* activation bytes in host memory per GPU
+                               * (layout offload_layers; not in total) */
 };
 
 /* One training step and what follows from it. */
@@ -178,6 +211,7 @@ struct gp_train_time {
     double hw_flops_per_token;     /* incl. recompute */
     double model_flops_per_gpu;    /* achieved model FLOP/s per GPU */
     double mfu, hfu;
+    double offload_s;         /* exposed CPU activation offload (in step_s) */
 };
 
 struct gp_train_result {
@@ -540,6 +574,48 @@ double gp_train_batch_sequences (double batch_tokens, double seq_len);
 const char *gp_sharding_str (enum gp_sharding s);
 const char *gp_recompute_str (enum gp_recompute r);
 const char *gp_precision_str (enum gp_precision p);
+
+/* One row of data/catalog/precisions.csv (docs/model/training.md,
+ * "Precision"): the mechanism terms of a training precision on a GPU
+ * generation.  Static data; strings are static.
+ */
+struct gp_train_prec {
+    const char *precision;   /* gp_precision_str name */
+    const char *generation;  /* generations.csv id */
+    const char *peak;        /* peak column: "bf16", "fp8" or "fp4" */
+    double cast_bytes;       /* bytes/element to quantize an activation */
+    double saved_act_bytes;  /* bytes/element a GEMM input keeps */
+    double gemm_eff;         /* GEMM efficiency / the generation's */
+    const char *source;
+};
+
+/* The row for precision 'p' on generation 'generation' (an id such as
+ * "hopper"), or NULL when the catalog has none: the precision is not
+ * supported there (BF16/FP16 and plain FP8 need no row).
+ * gp_train_prec_rows returns the whole table and its size in '*n_out'.
+ */
+const struct gp_train_prec *gp_train_prec_for (enum gp_precision p,
+                                               const char *generation);
+const struct gp_train_prec *gp_train_prec_rows (size_t *n_out);
+
+/* One row of data/catalog/host_links.csv: the link between an
+ * accelerator and its host memory, used for CPU activation offload.
+ */
+struct gp_host_link {
+    const char *accel_id;
+    const char *link;        /* "PCIe Gen5 x16", "NVLink-C2C" */
+    double bw_gbs;           /* GB/s per direction per GPU, peak */
+    double host_mem_gb;      /* host memory per GPU, GB */
+    const char *source;
+};
+/* The row of accelerator 'accel_id', or NULL (no offload modelled). */
+const struct gp_host_link *gp_host_link_for (const char *accel_id);
+const struct gp_host_link *gp_host_link_rows (size_t *n_out);
+
+/* Parse a precision name ("bf16", "fp16", "fp8", "mxfp8", "nvfp4",
+ * "fp8-delayed"; "fp8-cs" is "fp8"); -1 when unknown.
+ */
+int gp_precision_parse (const char *s);
 const char *gp_schedule_str (enum gp_schedule s);
 
 /* ---------------------- the training plan (one call) ---------------------

@@ -31,8 +31,9 @@ const char *gp_recompute_str (enum gp_recompute r)
 
 const char *gp_precision_str (enum gp_precision p)
 {
-    static const char *n[] = {"bf16", "fp16", "fp8"};
-    return (unsigned)p < 3 ? n[p] : "?";
+    static const char *n[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4",
+                              "fp8-delayed"};
+    return (unsigned)p < 6 ? n[p] : "?";
 }
 
 const char *gp_schedule_str (enum gp_schedule s)
@@ -234,6 +235,8 @@ void gp_train_hw_from_accel (const struct gp_accel *a,
      */
     if (a->gen && a->gen->nvls_algbw > 0 && hw->scale_up_domain >= 8)
         hw->nvls_share = a->gen->nvls_algbw;
+    /* precision mechanism terms and the host link (train_prec.c) */
+    gp__prec_hw (a, precision, hw);
 }
 
 /* ============================== checks ================================ */
@@ -255,7 +258,12 @@ int gp_train_check (const struct gp_train_model *m,
         return gp_errprintf (err, GP_EINVAL,
                              "tp %d and %d kv heads do not divide", l->tp,
                              m->kv_heads);
-    if (l->pp * l->vpp > m->layers)
+    /* the embedding and the loss may count as one pipeline layer each
+     * (Megatron-Core account_for_embedding_in_pipeline_split and
+     * account_for_loss_in_pipeline_split, set by the Llama 3.1 405B
+     * recipes): pp*vpp up to layers + 2
+     */
+    if (l->pp * l->vpp > m->layers + (l->vpp > 1 ? 2 : 0))
         return gp_errprintf (err, GP_EINVAL,
                              "pp*vpp %d exceeds %d layers", l->pp * l->vpp,
                              m->layers);
@@ -468,7 +476,7 @@ void gp_train_memory (const struct gp_train_model *m,
                                                job->flash_attn);
     if (hw->fp8 && l->recompute != GP_RECOMP_FULL)
         a_layer -= job->seq_len / l->cp * l->micro_batch * (double)m->hidden
-                   * act_fp8_save (m, l);
+                   * act_fp8_save (m, l) * gp__prec_save_scale (hw);
     double mbs = job->global_batch / ((double)l->dp * l->micro_batch);
     double inflight = pp > 1 ? (mbs < pp ? mbs : pp) : 1;
     /* DualPipe: PP + 1 micro-batches (DeepSeek-V3 Table 2) */
@@ -478,6 +486,9 @@ void gp_train_memory (const struct gp_train_model *m,
     double act = a_layer * Ls * inflight * interleave;
     if (l->recompute == GP_RECOMP_FULL)
         act += act_layer_full (m, l, job->seq_len, job->flash_attn);
+    /* CPU activation offload (train_prec.c, gp__offload_act) */
+    if (l->offload_layers > 0)
+        act -= gp__offload_act (l, Ls, a_layer, &o->offload_host);
     o->activations = act;
     /* fp32 logits and their gradient on the last stage (counted when it
      * is also the first, pp = 1; otherwise the last stage holds fewer

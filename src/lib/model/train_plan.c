@@ -148,6 +148,16 @@ static int build_hw (const struct gp_catalog *cat,
                      gp_error_t *err)
 {
     gp_train_hw_from_accel (acc, prec, hw);
+    /* MXFP8, NVFP4 and delayed-scaling FP8 need a precisions.csv row for
+     * the generation (docs/model/training.md, "Precision")
+     */
+    if (prec >= GP_PREC_MXFP8 && !hw->fp8)
+        return gp_errprintf (err, GP_EINVAL,
+                             "train: precision %s is not supported on %s "
+                             "(no data/catalog/precisions.csv row for the "
+                             "%s generation)",
+                             gp_precision_str (prec), acc->id,
+                             acc->gen ? acc->gen->id : "(none)");
     /* IB SHARP: only on a switch whose catalog rows give it (Quantum
      * InfiniBand; an Ethernet switch has no sharp_algbw_share row).
      */

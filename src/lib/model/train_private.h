@@ -89,4 +89,37 @@ size_t gp__search_layouts_below (const struct gp_train_model *m,
                                  double cutoff_s,
                                  struct gp_train_result *top, size_t k);
 
+/* Precision and CPU activation offload (train_prec.c; docs/model/
+ * training.md, "Precision" and "CPU activation offload").
+ * gp__prec_hw: the precision row's peak and mechanism terms and the host
+ * link of accelerator 'a' into 'hw' (called by gp_train_hw_from_accel).
+ * gp__prec_save_scale: how many bytes per element a low-precision GEMM
+ * input saves against 16 bit, relative to FP8's 1 (1 for FP8).
+ * gp__offload_act: activation bytes of layout 'l' (Ls layers of a_layer
+ * bytes each) that leave HBM, and in '*host' those held in host memory.
+ * gp__offload_s: exposed offload time per micro-batch given one layer's
+ * forward and backward times.
+ * gp__offload_fit: for a layout that does not fit, the fewest offloaded
+ * layers that make it fit (sets l->offload_layers and refills '*mem');
+ * 0 when offload does not apply or does not suffice.
+ */
+/* Exposed TP communication of one layer and micro-batch when it is
+ * pipelined with the layer's GEMMs (tp_s of communication, gemm_s of
+ * GEMMs): docs/model/training.md, "TP communication overlap".
+ */
+double gp__tp_overlap_s (double tp_s, double gemm_s);
+void gp__prec_hw (const struct gp_accel *a, enum gp_precision p,
+                  struct gp_train_hw *hw);
+double gp__prec_save_scale (const struct gp_train_hw *hw);
+double gp__offload_act (const struct gp_layout *l, int Ls, double a_layer,
+                        double *host);
+double gp__offload_s (const struct gp_train_model *m,
+                      const struct gp_train_job *job,
+                      const struct gp_train_hw *hw,
+                      const struct gp_layout *l, double fwd, double bwd);
+int gp__offload_fit (const struct gp_train_model *m,
+                     const struct gp_train_job *job,
+                     const struct gp_train_hw *hw, struct gp_layout *l,
+                     struct gp_train_mem *mem);
+
 #endif

@@ -37,6 +37,8 @@ static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
     const struct gp_train_eff *e = &hw->eff;
     double d = e->gemm_dim_half;
     double eff = e->gemm_max / (1.0 + d / M + d / N + d / K);
+    if (hw->prec_gemm_eff > 0)
+        eff *= hw->prec_gemm_eff; /* precisions.csv gemm_eff */
     double tc = 2.0 * M * N * K / (hw->peak_flops * eff);
     double tm = 2.0 * (M * K + K * N + M * N) / (hw->mem_bw * e->hbm);
     double t = (tc > tm ? tc : tm) + e->kernel_s;
@@ -48,7 +50,9 @@ static inline double gemm_s (const struct gp_train_hw *hw, double M, double N,
      * micro-batches), so its cast is not charged per GEMM.
      */
     if (hw->fp8)
-        t += FP8_CAST_BYTES * M * K / (hw->mem_bw * e->hbm) + e->kernel_s;
+        t += (hw->cast_bytes > 0 ? hw->cast_bytes : FP8_CAST_BYTES) * M * K
+                 / (hw->mem_bw * e->hbm)
+             + e->kernel_s;
     return t;
 }
 
@@ -485,6 +489,9 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
     double mem_f = x->mem_f = mem_fwd (cx, mem_extra);
     double tp_f, cp_f;
     comm_fwd (cx, attn_f, &tp_f, &cp_f, &ep_f);
+    /* TP communication overlap (train_prec.c, gp__tp_overlap_s) */
+    if (job->tp_comm_overlap)
+        tp_f = gp__tp_overlap_s (tp_f, gemm_f);
     if (m->ssm_layers > 0) {
         ssm_mix (cx, mem_extra, &gemm_f, &attn_f, &attn_b, &mem_f, &tp_f);
         x->gemm_f = gemm_f, x->attn_f = attn_f, x->attn_b = attn_b;
@@ -761,6 +768,9 @@ void gp_train_time (const struct gp_train_model *m,
                                  + bubble + p2p + dp_exposed + optim);
     if (o->overhead_s < 0)
         o->overhead_s = 0;
+    /* CPU activation offload: the copies that compute does not hide */
+    o->offload_s = nmb * gp__offload_s (m, job, hw, l, x.fwd, x.bwd);
+    o->step_s += o->offload_s;
     rates (&cx, o);
 }
 

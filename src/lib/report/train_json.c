@@ -34,6 +34,10 @@ static json_t *layout_json (const struct gp_layout *l)
                          json_string (gp_sharding_str (l->sharding)));
     json_object_set_new (o, "pp_schedule",
                          json_string (gp_schedule_str (l->schedule)));
+    /* CPU activation offload: present only when used */
+    if (l->offload_layers > 0)
+        json_object_set_new (o, "offload_layers",
+                             json_integer (l->offload_layers));
     return o;
 }
 
@@ -69,6 +73,9 @@ static json_t *step_json (const struct gp_train_time *t)
     json_object_set_new (st, "pp_p2p_s", json_real (t->pp_p2p_s));
     json_object_set_new (st, "dp_comm_s", json_real (t->dp_comm_s));
     json_object_set_new (st, "optimizer_s", json_real (t->optim_s));
+    /* CPU activation offload: present only when the layout offloads */
+    if (t->offload_s > 0)
+        json_object_set_new (st, "offload_s", json_real (t->offload_s));
     return st;
 }
 

@@ -201,6 +201,16 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
             res.layout = l;
             gp_train_memory (c->m, c->job, c->hw, &l, &res.mem);
             st->evaluated += 1;
+            /* CPU activation offload: the fewest offloaded layers that
+             * fit (docs/model/training.md, "CPU activation offload")
+             */
+            if (!res.mem.fits
+                && gp__offload_fit (c->m, c->job, c->hw, &res.layout,
+                                    &res.mem)) {
+                gp_train_time (c->m, c->job, c->hw, &res.layout, &res.time);
+                keep (c->top, c->k, c->n, &res);
+                continue;
+            }
             if (!res.mem.fits) {
                 st->rejected_oom += 1;
                 if (!st->have_oom
@@ -241,7 +251,12 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
             continue;
         for (int v = 0; v < c->nv; v++) {
             int vpp = c->vv[v];
-            if (vpp > 1 && (pp < 2 || pp * vpp > c->m->layers))
+            /* a fixed vpp may count the embedding and the loss as
+             * pipeline layers (gp_train_check); the search does not
+             */
+            if (vpp > 1
+                && (pp < 2
+                    || pp * vpp > c->m->layers + (c->fix->vpp > 1 ? 2 : 0)))
                 continue;
             for (int b = 0; b < c->nm; b++) {
                 if (!div_ok[b]) {

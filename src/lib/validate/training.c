@@ -26,7 +26,9 @@ enum {
     C_MLP, C_MOE_E, C_MOE_K, C_MOE_F, C_MOE_S, C_SEQ, C_GPU, C_NGPU, C_GPN,
     C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_SHARD, C_RECOMP, C_MB, C_GB,
     C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED,
-    C_MEASURE, C_MVALUE, C_FLOPCONV, C_N
+    C_MEASURE, C_MVALUE, C_FLOPCONV,
+    C_TPOVL, /* optional: tp_comm_overlap (0/1) */
+    C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -37,13 +39,14 @@ static const char *const col_names[C_N] = {
     "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
     "measured_gpu_hours", "head_dim", "pp_schedule", "measure",
     "measured_value", "flop_convention",
+    "tp_comm_overlap",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
 static int optional_col (int i)
 {
     return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
-           || i == C_MVALUE || i == C_FLOPCONV;
+           || i == C_MVALUE || i == C_FLOPCONV || i == C_TPOVL;
 }
 
 struct vrow {
@@ -195,6 +198,10 @@ static void layout_str (const struct gp_layout *l, char *b, size_t n)
               l->schedule != GP_SCHED_1F1B ? " " : "",
               l->schedule != GP_SCHED_1F1B ? gp_schedule_str (l->schedule)
                                            : "");
+    /* CPU activation offload (appended only when used) */
+    size_t k = strlen (b);
+    if (l->offload_layers > 0 && k < n)
+        snprintf (b + k, n - k, " offload=%d", l->offload_layers);
 }
 
 static int enum_of (const char *s, const char *const *names, int n)
@@ -290,9 +297,15 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
     o->planned = o->seq_chosen || o->batch_chosen;
     if (num (r->f[C_TOKENS], &v) == 1)
         job->tokens = v;
-    static const char *const precs[] = {"bf16", "fp16", "fp8"};
+    /* TP communication overlap, as the row's recipe sets it */
+    if (r->f[C_TPOVL][0]) {
+        if (strcmp (r->f[C_TPOVL], "0") && strcmp (r->f[C_TPOVL], "1"))
+            return unsup (o, "bad tp_comm_overlap '%s' (0 or 1)",
+                          r->f[C_TPOVL]);
+        job->tp_comm_overlap = r->f[C_TPOVL][0] == '1';
+    }
     if (r->f[C_PREC][0]) {
-        int p = enum_of (r->f[C_PREC], precs, 3);
+        int p = gp_precision_parse (r->f[C_PREC]);
         if (p < 0)
             return unsup (o, "unknown precision '%s'", r->f[C_PREC]);
         job->precision = p;
@@ -357,6 +370,10 @@ static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
     if (!acc)
         return unsup (o, "%s", err.text);
     gp_train_hw_from_accel (acc, job->precision, hw);
+    if (job->precision >= GP_PREC_MXFP8 && !hw->fp8)
+        return unsup (o, "precision %s needs a data/catalog/precisions.csv "
+                         "row for the accelerator's generation",
+                      gp_precision_str (job->precision));
     apply_overrides (rq, &hw->eff);
     snprintf (o->generation, sizeof o->generation, "%s",
               hw->eff.generation ? hw->eff.generation : "");
@@ -503,7 +520,7 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
         || row_fix (r, &fix, o))
         return;
     o->unfused_attn = !job.flash_attn;
-    o->fp8 = job.precision == GP_PREC_FP8;
+    o->fp8 = job.precision == GP_PREC_FP8 || job.precision >= GP_PREC_MXFP8;
     if (fix.tp > 0 && fix.pp > 0 && fix.dp > 0
         && fix.tp * fix.pp * fix.dp * (fix.cp > 0 ? fix.cp : 1) != o->n_gpus) {
         unsup (o, "tp*pp*dp*cp differs from num_gpus%s", "");

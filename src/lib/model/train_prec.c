@@ -1,0 +1,226 @@
+/* train_prec.c - training precision as data (BF16, FP8 with current or
+ * delayed scaling, MXFP8, NVFP4 per GPU generation) and CPU activation
+ * offload (memory, time, and the fewest offloaded layers that fit).
+ *
+ * The rows are data/catalog/precisions.csv and data/catalog/
+ * host_links.csv (same order, same values; tests/unit/test_train_prec.c
+ * compares them), compiled in because the training model needs them
+ * without a catalog handle, like the engine table of the serving model.
+ * Every value and its source: docs/model/training.md, "Precision" and
+ * "CPU activation offload".
+ */
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpuplan/train.h"
+#include "train_private.h"
+
+#define TE_CS "Transformer Engine Float8CurrentScaling: amax pass (read 2 B) then cast (read 2 B, write 1 B)"
+#define TE_DS "Transformer Engine DelayedScaling: amax from history, reduction fused into the cast (read 2 B, write 1 B)"
+#define TE_MX "OCP MX v1.0 (32-element blocks, E8M0 scale); Transformer Engine MXFP8BlockScaling quantizes row- and column-wise in one pass (read 2 B, write 2 x (1 + 1/32) B)"
+#define TE_NV "NVFP4 (16-element blocks, E4M3 scale + FP32 tensor scale; arXiv 2509.25149): amax pass (read 2 B), then row- and column-wise quantization (read 2 B, write 2 x (0.5 + 1/16) B)"
+
+/* Achieved share of the host link's peak for offload copies: an
+ * assumption (pinned asynchronous copies; docs/model/training.md, "CPU
+ * activation offload").
+ */
+#define HOST_EFF 0.8
+/* Offloaded layers whose activations stay in HBM as transfer buffers
+ * (double buffering of the offload handler: one layer being copied out
+ * in forward, one being prefetched in backward).
+ */
+#define OFFLOAD_BUFFERS 2
+
+static const struct gp_train_prec prec_rows[] = {
+    {"bf16", "hopper", "bf16", 0, 2, 1, "H100/H200 datasheet"},
+    {"bf16", "blackwell", "bf16", 0, 2, 1, "B200/GB200/GB300 datasheets"},
+    {"fp8", "hopper", "fp8", 5, 1, 1, TE_CS},
+    {"fp8", "blackwell", "fp8", 5, 1, 1, TE_CS},
+    {"fp8-delayed", "hopper", "fp8", 3, 1, 1, TE_DS},
+    {"fp8-delayed", "blackwell", "fp8", 3, 1, 1, TE_DS},
+    {"mxfp8", "blackwell", "fp8", 4.0625, 1.03125, 1, TE_MX},
+    {"nvfp4", "blackwell", "fp4", 5.125, 0.5625, 1, TE_NV},
+};
+
+static const struct gp_host_link link_rows[] = {
+    {"H100-SXM", "PCIe Gen5 x16", 32, 256, "DGX H100 user guide (PCIe Gen5 x16, two GPUs per switch uplink; 2 TB / 8 GPUs)"},
+    {"H200-SXM", "PCIe Gen5 x16", 32, 256, "DGX H200 user guide (PCIe Gen5 x16, two GPUs per switch uplink; 2 TB / 8 GPUs)"},
+    {"H800", "PCIe Gen5 x16", 32, 256, "H800 SXM = H100 SXM host interface (assumed DGX H100 system memory)"},
+    {"B200", "PCIe Gen5 x16", 32, 256, "DGX B200 user guide (PCIe Gen5 x16, two GPUs per switch uplink; 2 TB / 8 GPUs)"},
+    {"GB200", "NVLink-C2C", 225, 240, "GB200 NVL72 datasheet: NVLink-C2C 900 GB/s bidirectional per superchip (1 Grace, 2 GPUs), 480 GB LPDDR5X per Grace"},
+    {"GB300", "NVLink-C2C", 225, 240, "GB300 NVL72 datasheet: NVLink-C2C 900 GB/s bidirectional per superchip (1 Grace, 2 GPUs), up to 480 GB LPDDR5X per Grace"},
+};
+
+const struct gp_train_prec *gp_train_prec_rows (size_t *n_out)
+{
+    *n_out = sizeof prec_rows / sizeof *prec_rows;
+    return prec_rows;
+}
+
+const struct gp_host_link *gp_host_link_rows (size_t *n_out)
+{
+    *n_out = sizeof link_rows / sizeof *link_rows;
+    return link_rows;
+}
+
+const struct gp_train_prec *gp_train_prec_for (enum gp_precision p,
+                                               const char *generation)
+{
+    const char *name = gp_precision_str (p);
+    if (!generation)
+        return NULL;
+    for (size_t i = 0; i < sizeof prec_rows / sizeof *prec_rows; i++)
+        if (!strcmp (prec_rows[i].precision, name)
+            && !strcmp (prec_rows[i].generation, generation))
+            return &prec_rows[i];
+    return NULL;
+}
+
+const struct gp_host_link *gp_host_link_for (const char *accel_id)
+{
+    if (!accel_id)
+        return NULL;
+    for (size_t i = 0; i < sizeof link_rows / sizeof *link_rows; i++)
+        if (!strcasecmp (link_rows[i].accel_id, accel_id))
+            return &link_rows[i];
+    return NULL;
+}
+
+int gp_precision_parse (const char *s)
+{
+    if (!s)
+        return -1;
+    if (!strcasecmp (s, "fp8-cs") || !strcasecmp (s, "fp8-current"))
+        return GP_PREC_FP8;
+    for (int p = GP_PREC_BF16; p <= GP_PREC_FP8_DELAYED; p++)
+        if (!strcasecmp (s, gp_precision_str ((enum gp_precision)p)))
+            return p;
+    return -1;
+}
+
+/* Peak of catalog column 'col' for 'a': FP4 falls back to the FP8 peak
+ * times the generation's fp4_per_fp8 (datasheet ratio, generations.csv).
+ */
+static double peak_of (const struct gp_accel *a, const char *col)
+{
+    double v = gp_accel_peak_flops (a, col);
+    if (v <= 0 && !strcmp (col, "fp4") && a->gen && a->gen->fp4_per_fp8 > 0)
+        v = gp_accel_peak_flops (a, "fp8") * a->gen->fp4_per_fp8;
+    return v;
+}
+
+void gp__prec_hw (const struct gp_accel *a, enum gp_precision p,
+                  struct gp_train_hw *hw)
+{
+    const struct gp_train_prec *r =
+        gp_train_prec_for (p, a->gen ? a->gen->id : NULL);
+    if (r && p != GP_PREC_BF16 && p != GP_PREC_FP16) {
+        double peak = peak_of (a, r->peak);
+        if (peak > 0) {
+            hw->peak_flops = peak;
+            hw->fp8 = 1;
+            hw->cast_bytes = r->cast_bytes;
+            hw->saved_act_bytes = r->saved_act_bytes;
+            hw->prec_gemm_eff = r->gemm_eff;
+        }
+    }
+    const struct gp_host_link *k = gp_host_link_for (a->id);
+    if (k) {
+        hw->host_bw = k->bw_gbs * 1e9 * HOST_EFF;
+        hw->host_mem_bytes = k->host_mem_gb * 1e9;
+    }
+}
+
+double gp__prec_save_scale (const struct gp_train_hw *hw)
+{
+    return hw->saved_act_bytes > 0 ? 2.0 - hw->saved_act_bytes : 1.0;
+}
+
+/* ========================= CPU activation offload ====================== */
+
+double gp__offload_act (const struct gp_layout *l, int Ls, double a_layer,
+                        double *host)
+{
+    int n = l->offload_layers < Ls - 1 ? l->offload_layers : Ls - 1;
+    if (n < 1) {
+        *host = 0;
+        return 0;
+    }
+    *host = a_layer * n;
+    return n > OFFLOAD_BUFFERS ? a_layer * (n - OFFLOAD_BUFFERS) : 0;
+}
+
+double gp__offload_s (const struct gp_train_model *m,
+                      const struct gp_train_job *job,
+                      const struct gp_train_hw *hw,
+                      const struct gp_layout *l, double fwd, double bwd)
+{
+    if (l->offload_layers <= 0 || hw->host_bw <= 0)
+        return 0;
+    struct gp_train_mem mem;
+    gp_train_memory (m, job, hw, l, &mem);
+    int Ls = (m->layers + l->pp - 1) / l->pp;
+    int n = l->offload_layers < Ls - 1 ? l->offload_layers : Ls - 1;
+    if (n < 1)
+        return 0;
+    /* Each offloaded layer's activations go out during the next layer's
+     * forward and come back during the previous layer's backward, on a
+     * copy stream: only the excess over that compute is exposed.
+     */
+    double tx = mem.offload_host / n / hw->host_bw;
+    double out = tx > fwd ? tx - fwd : 0;
+    double in = tx > bwd ? tx - bwd : 0;
+    return n * (out + in);
+}
+
+int gp__offload_fit (const struct gp_train_model *m,
+                     const struct gp_train_job *job,
+                     const struct gp_train_hw *hw, struct gp_layout *l,
+                     struct gp_train_mem *mem)
+{
+    /* Megatron-Core: CPU offloading needs pp = 1, no recomputation and
+     * fewer offloaded layers than layers.
+     */
+    if (hw->host_bw <= 0 || l->pp != 1 || l->recompute != GP_RECOMP_NONE
+        || l->offload_layers > 0 || mem->fits || m->layers < 2)
+        return 0;
+    int Ls = m->layers;
+    struct gp_layout t = *l;
+    struct gp_train_mem mm;
+    t.offload_layers = Ls - 1;
+    gp_train_memory (m, job, hw, &t, &mm);
+    if (!mm.fits || mm.offload_host <= 0)
+        return 0;
+    double a_layer = mm.offload_host / (Ls - 1);
+    double need = -mem->headroom;
+    int n = (int)ceil (need / (1.05 * a_layer)) + OFFLOAD_BUFFERS;
+    if (n < OFFLOAD_BUFFERS + 1)
+        n = OFFLOAD_BUFFERS + 1;
+    if (n > Ls - 1)
+        n = Ls - 1;
+    for (; n <= Ls - 1; n++) {
+        t.offload_layers = n;
+        gp_train_memory (m, job, hw, &t, &mm);
+        if (mm.fits)
+            break;
+    }
+    if (n > Ls - 1 || (hw->host_mem_bytes > 0
+                       && mm.offload_host > hw->host_mem_bytes))
+        return 0;
+    *l = t;
+    *mem = mm;
+    return 1;
+}
+
+/* ======================= TP communication overlap ====================== */
+
+/* Transformer Engine's userbuffers split each TP all-gather + GEMM and
+ * GEMM + reduce-scatter into chunks and run the exchange of one chunk
+ * under the GEMM of another: the collectives of a layer hide under its
+ * GEMMs, and only what exceeds them stays exposed.
+ */
+double gp__tp_overlap_s (double tp_s, double gemm_s)
+{
+    return tp_s > gemm_s ? tp_s - gemm_s : 0;
+}
