@@ -275,6 +275,13 @@ static void test_offload_fit_rules (void **state)
     p.recompute = GP_RECOMP_SELECTIVE;
     gp_train_memory (&m, &job, &hw, &p, &mem);
     assert_int_equal (gp__offload_fit (&m, &job, &hw, &p, &mem), 0);
+    /* the same rules in gp_train_check */
+    gp_error_t err = {0};
+    p = l;
+    p.offload_layers = 10;
+    assert_int_equal (gp_train_check (&m, &job, &p, &err), 0);
+    p.recompute = GP_RECOMP_FULL;
+    assert_int_not_equal (gp_train_check (&m, &job, &p, &err), 0);
     p = l;
     hw.host_bw = 0;
     gp_train_memory (&m, &job, &hw, &p, &mem);

@@ -269,6 +269,16 @@ int gp_train_check (const struct gp_train_model *m,
                              m->layers);
     if (l->vpp > 1 && l->pp < 2)
         return gp_errprintf (err, GP_EINVAL, "vpp > 1 needs pp > 1");
+    /* CPU activation offload (Megatron-Core): pp 1, no recomputation,
+     * fewer offloaded layers than layers
+     */
+    if (l->offload_layers > 0
+        && (l->pp > 1 || l->recompute != GP_RECOMP_NONE
+            || l->offload_layers >= m->layers))
+        return gp_errprintf (err, GP_EINVAL,
+                             "activation offload needs pp 1, no "
+                             "recomputation and fewer than %d layers",
+                             m->layers);
     double rep = (double)l->dp * l->micro_batch;
     double mb = job->global_batch / rep;
     if (mb < 1 || fabs (mb - floor (mb + 0.5)) > 1e-9)
