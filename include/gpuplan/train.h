@@ -683,6 +683,9 @@ struct gp_train_request {
                                               registry's keys (batch,
                                               reliability);
                                               NULL = the registry's */
+    int tp_comm_overlap;        /* 1: TP collectives pipelined with the
+                                   GEMMs (gp_train_job.tp_comm_overlap);
+                                   -1 or 0 = exposed (the default) */
 };
 
 /* Fill 'rq' with "nothing given": zeros, NULLs and -1 for the enums. */

@@ -52,8 +52,7 @@ const char cmd_train_help[] =
     "    --seq-len N       sequence length (default 4096)\n"
     "    --batch-tokens N  global batch in tokens (default: chosen per size)\n"
     "    --global-batch N  global batch in sequences\n"
-    "    --precision P     bf16 (default), fp16, fp8 (current scaling),\n"
-    "                      fp8-delayed, mxfp8 or nvfp4 (Blackwell)\n"
+    "    --precision P     bf16 (default), fp16, fp8, fp8-delayed, mxfp8, nvfp4\n"
     "    --optimizer-states fp32|bf16   Adam moment dtype (default fp32)\n"
     "    --framework megatron|fsdp      restrict the sharding search\n"
     "    --pp-schedule 1f1b|a2a-overlap|dualpipe   pipeline schedule and\n"
@@ -108,9 +107,8 @@ struct tspec {
     double nic_bw, nic_latency, oversubscription;
 };
 
-static const char *const prec_names[] = {"bf16",  "fp16",  "fp8",
-                                         "mxfp8", "nvfp4", "fp8-delayed",
-                                         NULL};
+static const char *const prec_names[] = {
+    "bf16", "fp16", "fp8", "mxfp8", "nvfp4", "fp8-delayed", NULL};
 static const char *const fw_names[] = {"megatron", "fsdp", NULL};
 static const char *const opt_names[] = {"fp32", "bf16", NULL};
 static const char *const sched_names[] = {"1f1b", "a2a-overlap", "dualpipe",

@@ -106,6 +106,8 @@ static void build_job (const struct gp_train_request *rq,
     job->defaults = rq->defaults; /* reliability defaults in force */
     if (rq->precision >= 0)
         job->precision = (enum gp_precision)rq->precision;
+    if (rq->tp_comm_overlap == 1)
+        job->tp_comm_overlap = 1;
     if (rq->optimizer_states == 1)
         job->optim_bytes = 4 + 2 + 2; /* fp32 master, bf16 m and v */
     if (rq->seq_len > 0)
