@@ -262,6 +262,63 @@ static void test_distribution_table (void **state)
     assert_null (gp_default_dist (GP_DEF_TRAIN_BATCH_TOKENS));
 }
 
+/* The five scale rows are read by the unsampled plan too: overriding
+ * one changes what it scales (docs/model/uncertainty.md).
+ */
+static const char sized_fmt[] =
+    "name: sized\n"
+    "horizon: 1y\n"
+    "workloads:\n"
+    "  - name: pre\n"
+    "    kind: training\n"
+    "    model: llama3-8b\n"
+    "    tokens: 1T\n"
+    "    deadline: 30d\n"
+    "options:\n"
+    "  - name: onprem\n"
+    "    kind: onprem\n"
+    "    accelerator: H100-SXM\n"
+    "  - name: aws\n"
+    "    kind: cloud\n"
+    "    instance: p5.48xlarge\n"
+    "    pricing: [on_demand]\n"
+    "%s";
+
+static void sized_run (const char *assume, struct gp_plan_option out[2])
+{
+    char text[1024];
+    snprintf (text, sizeof text, sized_fmt, assume);
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, text, &err) != 0)
+        fail_msg ("%s", err.text);
+    assert_int_equal (f.res->n_options, 2);
+    memcpy (out, f.res->options, 2 * sizeof *out);
+    unload (&f);
+}
+
+static void test_scale_rows_in_force (void **state)
+{
+    (void)state;
+    static struct gp_plan_option base[2], x[2];
+    sized_run ("", base);
+    assert_true (base[0].gpus > 0 && base[0].complete);
+    sized_run ("assumptions:\n  capex_scale: 1.5\n", x);
+    assert_true (fabs (x[0].capex_servers - 1.5 * base[0].capex_servers)
+                 < 1e-6 * base[0].capex_servers);
+    assert_true (x[1].tco_usd == base[1].tco_usd);      /* cloud: no capex */
+    sized_run ("assumptions:\n  cloud_price_scale: 2\n", x);
+    assert_true (x[0].capex_servers == base[0].capex_servers);
+    assert_true (x[1].cloud_compute_usd > 1.9 * base[1].cloud_compute_usd);
+    sized_run ("assumptions:\n  power_price_scale: 2\n", x);
+    assert_true (x[0].tco_usd > base[0].tco_usd);
+    assert_true (x[1].tco_usd == base[1].tco_usd);
+    sized_run ("assumptions:\n  demand_scale: 2\n", x);
+    assert_true (x[0].gpus > base[0].gpus);
+    sized_run ("assumptions:\n  train_efficiency_scale: 0.5\n", x);
+    assert_true (x[0].gpus > base[0].gpus);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +327,7 @@ int main (void)
         cmocka_unit_test (test_deterministic_seed),
         cmocka_unit_test (test_bad_arguments),
         cmocka_unit_test (test_distribution_table),
+        cmocka_unit_test (test_scale_rows_in_force),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
