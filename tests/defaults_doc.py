@@ -44,6 +44,34 @@ def same_value(doc, reg):
     return math.isclose(v, reg, rel_tol=1e-9, abs_tol=0.0)
 
 
+def check_dists(path, reg):
+    """The "## Distributions" table: one row per uncertain registry row,
+    in registry order, with the same distribution text and source."""
+    rows = []
+    in_sec = False
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("## "):
+                in_sec = line.strip() == "## Distributions"
+                continue
+            if in_sec and line.startswith("| `"):
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                if len(cells) != 3:
+                    return [f"malformed distribution row: {line.strip()}"]
+                rows.append((cells[0].strip("`"), cells[1], cells[2]))
+    want = [(r["key"], r["distribution"]["text"], r["distribution"]["source"])
+            for r in reg if "distribution" in r]
+    errors = []
+    for k in [w[0] for w in want if w[0] not in [r[0] for r in rows]]:
+        errors.append(f"{k}: distribution in the registry, not in {path}")
+    for k in [r[0] for r in rows if r[0] not in [w[0] for w in want]]:
+        errors.append(f"{k}: distribution in {path}, not in the registry")
+    if not errors and rows != want:
+        errors.append("distributions differ from the registry (text, "
+                      "source or order)")
+    return errors
+
+
 def main():
     gp = sys.argv[1]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -76,6 +104,7 @@ def main():
             if d[field] != r[field]:
                 errors.append(f"{r['key']}: {field} differs:\n  docs:     "
                               f"{d[field]}\n  registry: {r[field]}")
+    errors += check_dists(doc, reg)
     for e in errors:
         print(f"defaults_doc: {e}")
     if errors:

@@ -307,7 +307,36 @@ extern "C" {
        "months, not weeks: press reports in early 2024 put H100 server "      \
        "lead times at 3-4 months, down from 8-11 months in 2023 (Tom's "      \
        "Hardware, Feb 2024); set the vendor's quote (docs/model/cost.md, "    \
-       "Delivery lead time)")
+       "Delivery lead time)")                                              \
+    XX(PLAN_TRAIN_EFFICIENCY_SCALE,                                          \
+       "plan.train_efficiency_scale", 1, NULL, "x calibrated efficiency",     \
+       "plan",                                                                \
+       "1: the training planner's GEMM efficiency as calibrated on the "      \
+       "validation rows; a value scales it for every training and "           \
+       "recurring workload of the plan (docs/model/uncertainty.md)")          \
+    XX(PLAN_CLOUD_PRICE_SCALE,                                               \
+       "plan.cloud_price_scale", 1, NULL, "x catalog price",                  \
+       "plan",                                                                \
+       "1: cloud instance and capacity-block prices as the catalog lists "    \
+       "them (data/catalog/instances.csv); a value scales every one "         \
+       "(docs/model/uncertainty.md)")                                         \
+    XX(PLAN_CAPEX_SCALE,                                                     \
+       "plan.capex_scale", 1, NULL, "x catalog capex",                        \
+       "plan",                                                                \
+       "1: on-prem server, network and storage capex as the catalog, the "    \
+       "spec and the plan's price rows give them; a value scales them "       \
+       "(docs/model/uncertainty.md)")                                         \
+    XX(PLAN_POWER_PRICE_SCALE,                                               \
+       "plan.power_price_scale", 1, NULL, "x catalog electricity price",      \
+       "plan",                                                                \
+       "1: the catalog's electricity price (EIA, data/catalog/parts.csv); "   \
+       "a value scales it (docs/model/uncertainty.md)")                       \
+    XX(PLAN_DEMAND_SCALE,                                                    \
+       "plan.demand_scale", 1, NULL, "x planners' demand",                    \
+       "plan",                                                                \
+       "1: the GPU demand the planners size from the portfolio (runs, "       \
+       "traffic and its growth); a value scales it, as a forecast error "     \
+       "of the portfolio would (docs/model/uncertainty.md)")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,
@@ -326,6 +355,120 @@ struct gp_default_info {
     const char *users;  /* "train,plan,sim" */
     const char *source;
 };
+
+/* Distributions of the uncertain rows (docs/model/uncertainty.md): a
+ * second table keyed by registry key.  Each entry describes the row's
+ * value as a FACTOR on the value in force (the registry's, or a spec's or
+ * flag's override), so an override moves the whole distribution:
+ *
+ * XX("key", KIND, a, b, c, "source")
+ *   NORMAL:     factor 1 + a z (z standard normal), truncated at 0;
+ *   LOGNORMAL:  factor exp(a z): median 1, a = sigma of ln(factor);
+ *   TRIANGULAR: factor from a (low) over b (mode) to c (high);
+ *   UNIFORM:    factor from a to b.
+ * The source says where the spread comes from.  `gpuplan assumptions`
+ * shows each row's distribution; gp_plan_sample() draws from them.
+ */
+#define GP_DEFAULT_DISTS(XX)                                                  \
+    XX("plan.train_efficiency_scale", LOGNORMAL, 0.125, 0, 0,                 \
+       "held-out error of the training model: `gpuplan validate training "    \
+       "validation/training/training-public.csv` gives a median absolute "    \
+       "error of 8.4 % in-sample (7.3 % leave-one-source-out) over 162 "      \
+       "rows; a median absolute z of 0.6745 gives sigma = 0.084 / 0.6745 "    \
+       "= 0.125")                                                             \
+    XX("plan.cloud_price_scale", LOGNORMAL, 0.23, 0, 0,                       \
+       "spread of the published on-demand price per GPU of one "             \
+       "accelerator across clouds and regions in data/catalog/"               \
+       "instances.csv: pooled sd of ln(price) about each accelerator's "      \
+       "median, 0.23 over the 10 unflagged rows of the A100-40GB, "           \
+       "A100-80GB, H100 and H200 listed on two or more clouds")               \
+    XX("plan.capex_scale", TRIANGULAR, 0.8, 1.0, 1.3,                         \
+       "catalog capex rows: H100 street price 25,000-30,000 USD (Raymond "    \
+       "James via Epoch AI, 2023) against the 30,000 USD used, and the "      \
+       "TCO tool's own +/-20-40 % (aiinframap.com, parts.csv): low 0.8, "     \
+       "high 1.3")                                                            \
+    XX("plan.power_price_scale", LOGNORMAL, 0.30, 0, 0,                       \
+       "spread of US industrial electricity prices across Census "            \
+       "divisions (EIA Electric Power Monthly, YTD Jul 2024, the catalog's "  \
+       "eia-industrial rows): sd of ln(price) 0.31")                          \
+    XX("plan.demand_scale", TRIANGULAR, 0.7, 1.0, 1.3,                        \
+       "planning assumption, no published forecast error: the span of the "  \
+       "demand sensitivity row (plan.sensitivity_demand, +/-30 %) as the "    \
+       "bounds, mode 1")                                                      \
+    XX("plan.reserved_1y_discount", TRIANGULAR, 0.67, 1.0, 1.5,               \
+       "1-year commitments: 20-45 % off on-demand; AWS Savings Plans "        \
+       "advertise up to 72 % for 3-year terms, 1-year terms about half "      \
+       "of that (planning range around the registry's 30 %)")                 \
+    XX("plan.reserved_3y_discount", TRIANGULAR, 0.8, 1.0, 1.44,               \
+       "3-year commitments: 40-72 % off on-demand; 72 % is the most AWS "     \
+       "Savings Plans advertise (planning range around the registry's "       \
+       "50 %)")                                                               \
+    XX("plan.spot_interruptions_per_node_month", TRIANGULAR, 0.5, 1.0, 2.0,   \
+       "AWS Spot Instance Advisor frequency buckets (<5, 5-10, 10-15, "       \
+       "15-20, >20 % per month): GPU instances sit in the top buckets; "      \
+       "10-40 %/month around the registry's 20 % (the top bucket is "         \
+       "open-ended: twice its floor as the high end)")                        \
+    XX("reliability.fail_per_gpu_hour", LOGNORMAL, 0.5, 0, 0,                 \
+       "median: Llama 3's 419 unexpected interruptions in 54 days on "        \
+       "16,384 H100 GPUs (Dubey et al. 2024, sec. 3.3.4); the Poisson "       \
+       "error of 419 events is 5 %, the spread (a factor 1.65 at one "        \
+       "sigma) is a planning range for fleets of another age, vendor and "    \
+       "scale")                                                               \
+    XX("reliability.restart_s", TRIANGULAR, 0.25, 1.0, 2.0,                   \
+       "recovery stall per interruption: 10 minutes at O(100K) GPUs "         \
+       "(Salpekar et al. 2026) as the mode; a checkpoint reload alone on a "  \
+       "small job (a few minutes) to twice the mode for a slow "              \
+       "reschedule: 150-1200 s")                                              \
+    XX("reliability.node_repair_h", TRIANGULAR, 0.5, 1.0, 2.0,                \
+       "a node out for a reboot-and-burn-in day to four days for a part; "    \
+       "mode the registry's two days (78 % of Llama 3's interruptions were "  \
+       "hardware, sec. 3.3.4)")                                               \
+    XX("plan.delivery_lead_time_months", TRIANGULAR, 0.75, 1.0, 2.5,          \
+       "server lead times: 3-4 months in early 2024, 8-11 in 2023 (Tom's "    \
+       "Hardware, Feb 2024): a vendor quote may slip to 2.5x; 0 (the "        \
+       "default) stays 0")
+
+enum gp_dist_kind {
+    GP_DIST_NORMAL,
+    GP_DIST_LOGNORMAL,
+    GP_DIST_TRIANGULAR,
+    GP_DIST_UNIFORM,
+};
+
+/* One distribution row (static storage, never freed). */
+struct gp_default_dist {
+    const char *key;            /* registry key */
+    enum gp_dist_kind kind;
+    double a, b, c;             /* parameters of 'kind' (see above) */
+    const char *source;
+};
+
+/* The keyword of 'k' ("normal", "lognormal", "triangular", "uniform");
+ * "?" outside the enum.  Static storage.
+ */
+const char *gp_dist_kind_str (enum gp_dist_kind k);
+
+/* Number of distribution rows, and row 'i' (NULL out of range). */
+size_t gp_default_dists_count (void);
+const struct gp_default_dist *gp_default_dist_at (size_t i);
+
+/* The distribution of registry row 'id', or NULL when the row is not
+ * uncertain (no distribution).
+ */
+const struct gp_default_dist *gp_default_dist (enum gp_default_id id);
+
+/* The factor at probability 'u' (0 < u < 1) of 'd': its quantile
+ * function (inverse CDF); a NORMAL factor is at least 0.  NAN for NULL
+ * 'd' or 'u' outside (0, 1).
+ */
+double gp_default_dist_quantile (const struct gp_default_dist *d, double u);
+
+/* 'd' in words: "lognormal sigma 0.125", "triangular 0.8/1/1.3",
+ * "normal sd 0.1", "uniform 0.5..2" (factors on the value in force),
+ * into 'buf' of 'size' bytes.  Returns 'buf'.
+ */
+char *gp_default_dist_str (const struct gp_default_dist *d, char *buf,
+                           size_t size);
 
 /* The values in force: the registry's, with overrides.  A plain value
  * type: copy it freely.

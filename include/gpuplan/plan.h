@@ -751,6 +751,32 @@ struct gp_plan_ranges {
     size_t n_flips;
 };
 
+/* The most samples gp_plan_sample() takes (about 50 s for the enterprise
+ * example on one core).
+ */
+#define GP_PLAN_MAX_SAMPLES 10000
+
+struct gp_plan_result;
+
+/* Evaluate 'n' plans of 'spec' with the uncertain assumptions drawn from
+ * their distributions (gpuplan/defaults.h GP_DEFAULT_DISTS; a Latin
+ * hypercube over the rows the spec does not override, seeded by 'seed':
+ * the same inputs and seed give the same ranges) and attach the ranges
+ * to 'r', the result gp_plan_run() returned for the same 'spec' and
+ * 'cat': per option the P10/P50/P90 of TCO, GPUs, cost per GPU-hour and
+ * days of the main training run, the recommended option's win share,
+ * the assumptions that flip the pick most often, and r->sens replaced by
+ * the tornado drawn from the samples.  The planners' sizing is reused:
+ * rules in docs/model/uncertainty.md.  Returns 0; GP_EINVAL (NULL
+ * argument, 'n' outside [1, GP_PLAN_MAX_SAMPLES], 'r' not a result of
+ * 'spec'), GP_ENOMEM, or the model zoo's load error, with 'err' set and
+ * 'r' unchanged.  r->ranges is owned by 'r' (freed by
+ * gp_plan_result_destroy); a previous one is replaced.
+ */
+int gp_plan_sample (const struct gp_plan_spec *spec,
+                    const struct gp_catalog *cat, struct gp_plan_result *r,
+                    size_t n, unsigned long long seed, gp_error_t *err);
+
 struct gp_plan_result {
     char name[GP_PLAN_NAME];
     double horizon_years;

@@ -49,6 +49,12 @@ static void print_text (const struct gp_defaults *d)
             printf ("%s = %.10g", r->key, gp_default (d, r->id));
         printf (" %s  [%s]%s\n    %s\n", r->unit, r->users,
                 d->overridden[r->id] ? "  (overridden)" : "", r->source);
+        char dist[96];
+        if (gp_default_dist (r->id))
+            printf ("    distribution: %s x value; %s\n",
+                    gp_default_dist_str (gp_default_dist (r->id), dist,
+                                         sizeof dist),
+                    gp_default_dist (r->id)->source);
     }
 }
 

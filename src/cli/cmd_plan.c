@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpuplan/opts.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/report.h"
 
@@ -21,7 +22,7 @@ const char cmd_plan_help[] =
     "\n"
     "SYNOPSIS\n"
     "    gpuplan plan PLAN.yaml [--format text|md|html|json] [--json]\n"
-    "                 [--out FILE] [--catalog DIR]\n"
+    "                 [--out FILE] [--catalog DIR] [--samples N [--seed S]]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads a plan spec (docs/formats/plan.md): teams, workloads\n"
@@ -45,6 +46,12 @@ const char cmd_plan_help[] =
     "    --json          same as --format json\n"
     "    --out FILE      write the report to FILE and print a summary\n"
     "    --catalog DIR   merge catalog CSV files found in DIR\n"
+    "    --samples N     also evaluate N plans with the uncertain assumptions\n"
+    "                    drawn from their distributions (1 to 10000): P10/\n"
+    "                    P50/P90 per option, the recommendation's win share\n"
+    "                    and what flips it (docs/model/uncertainty.md)\n"
+    "    --seed S        seed of the draws (0 to 9e15, default 1): the same\n"
+    "                    seed gives the same ranges\n"
     "    -h, --help      show this page\n"
     "\n"
     "EXIT STATUS\n"
@@ -58,7 +65,8 @@ const char cmd_plan_help[] =
     "    gpuplan plan examples/startup-plan.yaml\n"
     "    gpuplan plan examples/enterprise-plan.yaml --format html --out "
     "plan.html\n"
-    "    gpuplan plan examples/startup-plan.yaml --json\n";
+    "    gpuplan plan examples/startup-plan.yaml --json\n"
+    "    gpuplan plan examples/enterprise-plan.yaml --samples 200 --seed 7\n";
 
 int cmd_plan (int argc, char **argv)
 {
@@ -68,12 +76,16 @@ int cmd_plan (int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"catalog", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
+        {"samples", required_argument, NULL, 'N'},
+        {"seed", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     enum gp_report_format fmt = GP_REPORT_TEXT;
     const char *dir = NULL, *out = NULL;
     gp_error_t err = {0};
     int o;
+    double samples = 0, seed = 1;   /* --samples, --seed */
+    int seed_given = 0;
     static const char *const conflicts[] = {"json", "format", NULL};
     if (cli_opts_begin ("plan", argc, argv, opts, conflicts))
         return EXIT_USAGE;
@@ -94,12 +106,26 @@ int cmd_plan (int argc, char **argv)
             break;
         case 'h':
             return cli_help ("plan");
+        case 'N':
+            if (gp_opt_number ("--samples", optarg, GP_Q_COUNT, 1,
+                               GP_PLAN_MAX_SAMPLES, GP_OPT_WHOLE, &samples,
+                               &err) != 0)
+                return cli_usage_error ("plan: %s", err.text);
+            break;
+        case 'S':
+            if (gp_opt_number ("--seed", optarg, GP_Q_COUNT, 0, 9e15,
+                               GP_OPT_WHOLE, &seed, &err) != 0)
+                return cli_usage_error ("plan: %s", err.text);
+            seed_given = 1;
+            break;
         default:
             return cli_usage_error ("plan: unknown or incomplete option '%s' "
                                     "(see 'gpuplan plan --help')",
                                     argv[optind - 1]);
         }
     }
+    if (seed_given && samples == 0)
+        return cli_usage_error ("plan: --seed: needs --samples N");
     if (optind != argc - 1)
         return cli_usage_error ("plan: expected one PLAN.yaml (see 'gpuplan "
                                 "plan --help')");
@@ -110,6 +136,12 @@ int cmd_plan (int argc, char **argv)
     struct gp_plan_spec *spec = doc ? gp_plan_spec_from_doc (doc, cat, &err)
                                     : NULL;
     struct gp_plan_result *res = spec ? gp_plan_run (spec, cat, &err) : NULL;
+    if (res && samples > 0
+        && gp_plan_sample (spec, cat, res, (size_t)samples,
+                           (unsigned long long)seed, &err) != 0) {
+        gp_plan_result_destroy (res);
+        res = NULL;
+    }
     int rc = EXIT_OK;
     if (!res) {
         rc = cli_fail (&err);

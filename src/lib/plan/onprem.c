@@ -205,9 +205,9 @@ static void onprem_capex (struct plan_ctx *c,
     onprem_support_nodes (c, o);
     o->cpu_nodes = (int)ceil (o->stor.read_bw
                               / fmax (A (c, "cpu_node_preprocess_bw"), 1));
-    o->capex_servers = o->nodes * node_usd;
+    o->capex_servers = o->nodes * node_usd * c->pt.capex;
     const struct gp_fabric *f = &o->fabric;
-    double px = c->pt.price;
+    double px = c->pt.price * c->pt.capex;
     o->capex_network = px * (f->switches * A (c, "switch_usd")
                              + f->nics * A (c, "nic_usd")
                              + f->transceivers * A (c, "transceiver_usd")

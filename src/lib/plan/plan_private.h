@@ -227,9 +227,14 @@ struct plan_perturb {
     double failure;             /* interruption rate */
     double power_price;         /* electricity */
     int mfu;                    /* 0 as calibrated, 1 low, 2 high */
+    /* the sampled plans (sample.c; docs/model/uncertainty.md) */
+    double capex;               /* on-prem capex, on top of 'price' */
+    double eff;                 /* training efficiency factor (the
+                                 * sizing cache c->sz is kept per value
+                                 * by the caller that changes it) */
 };
 
-#define PLAN_NO_PERTURB ((struct plan_perturb){1, 1, 1, 1, 0})
+#define PLAN_NO_PERTURB ((struct plan_perturb){1, 1, 1, 1, 0, 1, 1})
 
 /* One evaluation of the plan's options (run.c): the run's own copy of the
  * spec (its assumptions get marked used), the catalog, the result that
@@ -240,6 +245,8 @@ struct plan_ctx {
     const struct gp_catalog *cat;
     struct gp_plan_result *r;
     struct plan_perturb pt;
+    struct plan_perturb base;   /* the scale rows in force (sample.c);
+                                 * zeroed = none set */
     struct gp_zoo *zoo;
     /* planner answers per option spec and MFU setting, computed once */
     struct plan_sizing *sz[GP_PLAN_MAX_OPTION_SPECS][3];
@@ -334,5 +341,22 @@ void gp_plan_decide (struct plan_ctx *c);
 
 /* sensitivity.c */
 void gp_plan_sensitivity (struct plan_ctx *c);
+
+/* sample.c: the perturbation the registry's scale rows in force set
+ * (plan.cloud_price_scale, capex_scale, power_price_scale, demand_scale,
+ * train_efficiency_scale; 1 each unless a spec or flag overrides them),
+ * stored in c->base and c->pt.  Reads the rows without marking them
+ * used unless overridden, so a plan that leaves them alone lists them
+ * not.
+ */
+void gp__plan_perturb_in_force (struct plan_ctx *c);
+
+/* The tornado of a sampled plan (sensitivity.c): replace r->sens with
+ * the 'n' rows of 'rows' (one per sampled row of the registry, each
+ * alone at its P10 and P90, sample.c), largest swing of the recommended
+ * option's TCO first.
+ */
+void gp__plan_sens_from_samples (struct gp_plan_result *r,
+                                 const struct gp_sens_row *rows, size_t n);
 
 #endif

@@ -30,6 +30,7 @@ const struct plan_sizing *gp_plan_sizing_of (struct plan_ctx *c,
             return NULL;
         double x = gp_plan_assume (c->s, "sensitivity_mfu");
         double mfu = k == 1 ? 1 - x : k == 2 ? 1 + x : 1;
+        mfu *= c->pt.eff > 0 ? c->pt.eff : 1;   /* sample.c */
         gp_plan_size_compute (c->s, &c->memo, c->cat, c->zoo, &c->s->options[spec_index],
                            mfu, n_periods, *z);
     }
@@ -224,6 +225,7 @@ struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
     c.cat = cat;
     c.r = r;
     c.pt = PLAN_NO_PERTURB;
+    gp__plan_perturb_in_force (&c);
     if (validate (&c, err) != 0)
         goto fail;
     c.zoo = gp_zoo_load (NULL, err);

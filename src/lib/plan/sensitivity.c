@@ -5,6 +5,7 @@
  * inference workloads), the recommended option's TCO and the pick under
  * each (docs/model/cost.md, Sensitivity).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,17 @@ static void sens_side (struct plan_ctx *c, struct gp_plan_option *tmp,
     int b = c->r->recommended;
     struct gp_plan_result *saved = c->r;
     c->r = NULL;
+    /* on top of the scale rows in force (sample.c) */
+    struct plan_perturb base = c->base.price > 0 ? c->base : PLAN_NO_PERTURB;
+    pt.price *= base.price;
+    pt.demand *= base.demand;
+    pt.failure *= base.failure;
+    pt.power_price *= base.power_price;
+    pt.capex *= base.capex;
+    pt.eff *= base.eff;
     c->pt = pt;
     size_t n = gp_plan_eval_all (c, tmp);
-    c->pt = PLAN_NO_PERTURB;
+    c->pt = base;
     c->r = saved;
     if (gp__plan_options_oom (tmp, n))
         gp_plan_status_set (&row->status, GP_ENOMEM, "out of memory");
@@ -170,4 +179,30 @@ void gp_plan_sensitivity (struct plan_ctx *c)
     sens_serving (c, tmp, 0);
     sens_serving (c, tmp, 1);
     free (tmp);
+}
+
+/* ----------------------- the tornado from samples ---------------------- */
+
+static double swing (const struct gp_sens_row *x)
+{
+    return fabs (x->tco_high - x->tco_low);
+}
+
+void gp__plan_sens_from_samples (struct gp_plan_result *r,
+                                 const struct gp_sens_row *rows, size_t n)
+{
+    if (n > GP_PLAN_MAX_SENS)
+        n = GP_PLAN_MAX_SENS;
+    memcpy (r->sens, rows, n * sizeof *rows);
+    r->n_sens = n;
+    /* by swing, largest first (insertion sort: stable, at most 12) */
+    for (size_t i = 1; i < n; i++) {
+        struct gp_sens_row x = r->sens[i];
+        size_t k = i;
+        while (k > 0 && swing (&r->sens[k - 1]) < swing (&x)) {
+            r->sens[k] = r->sens[k - 1];
+            k--;
+        }
+        r->sens[k] = x;
+    }
 }

@@ -18,6 +18,26 @@ static json_t *users_json (const char *users)
     return a;
 }
 
+/* An uncertain row's distribution (docs/model/uncertainty.md):
+ * "distribution": {"kind", "a", "b", "c", "text", "source"}, factors on
+ * the value in force; nothing for a row without one.
+ */
+static void dist_json (json_t *o, const struct gp_default_dist *x)
+{
+    if (!x)
+        return;
+    char text[96];
+    json_t *j = json_object ();
+    json_object_set_new (j, "kind", json_string (gp_dist_kind_str (x->kind)));
+    json_object_set_new (j, "a", json_real (x->a));
+    json_object_set_new (j, "b", json_real (x->b));
+    json_object_set_new (j, "c", json_real (x->c));
+    json_object_set_new (j, "text", json_string (gp_default_dist_str (
+                                        x, text, sizeof text)));
+    json_object_set_new (j, "source", json_string (x->source));
+    json_object_set_new (o, "distribution", j);
+}
+
 static json_t *row_json (const struct gp_defaults *d,
                          const struct gp_default_info *r)
 {
@@ -35,6 +55,7 @@ static json_t *row_json (const struct gp_defaults *d,
     json_object_set_new (o, "source", json_string (r->source));
     json_object_set_new (o, "overridden",
                          json_boolean (d && d->overridden[r->id]));
+    dist_json (o, gp_default_dist (r->id));
     return o;
 }
 

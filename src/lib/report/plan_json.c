@@ -547,6 +547,7 @@ struct json_t *gp_report_json (const struct gp_plan_result *r)
         json_array_append_new (src, o);
     }
     set (root, "sources", src);
+    gp__report_ranges_json (root, r);
     return root;
 }
 

@@ -120,6 +120,14 @@ void gp_report_log (struct rout *o, const struct gp_plan_result *r);
 void gp_report_unsupported (struct rout *o, const struct gp_plan_result *r);
 void gp_report_assumptions (struct rout *o, const struct gp_plan_result *r);
 void gp_report_sources (struct rout *o, const struct gp_plan_result *r);
+/* ranges.c: the Ranges section of a sampled plan (nothing when
+ * r->ranges is NULL) and its JSON fields, set into the plan document
+ * 'root' (struct json_t *) built by plan_json.c.
+ */
+void gp_report_ranges (struct rout *o, const struct gp_plan_result *r);
+struct json_t;
+void gp__report_ranges_json (struct json_t *root,
+                             const struct gp_plan_result *r);
 
 /* The detail sections, in report order, NULL-terminated: the text and
  * Markdown reports list them all, the HTML page under "Details".

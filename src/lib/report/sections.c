@@ -532,5 +532,6 @@ const gp_report_section_f gp_report_details[] = {
     gp_report_power,       gp_report_cost,        gp_report_unit_costs,
     gp_report_price_warnings,
     gp_report_infra,       gp_report_tenancy,     gp_report_sensitivity,
+    gp_report_ranges,
     gp_report_log,         gp_report_unsupported, NULL,
 };
