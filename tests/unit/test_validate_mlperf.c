@@ -191,8 +191,8 @@ static void test_loso_campaign_only (void **state)
 }
 
 /* validation/training/mlperf-published.csv: every row reported; the
- * accelerators without catalog rows and the FP4 rows are unsupported with
- * the reason; the modelled rows carry their evaluation tokens; the GPT-3
+ * accelerators without catalog rows, the FP4 rows and the INT8 TPU row
+ * are unsupported with the reason; the modelled rows carry their evaluation tokens; the GPT-3
  * family is held out against the Llama 3.1 405B family (both Hopper).
  */
 static void test_mlperf_published (void **state)
@@ -200,9 +200,10 @@ static void test_mlperf_published (void **state)
     (void)state;
     struct gp_validation *v =
         run_file ("validation/training/mlperf-published.csv", 1);
-    assert_int_equal (v->n_rows, 7);
+    assert_int_equal (v->n_rows, 8);
     for (size_t i = 0; i < v->n_rows; i++)
         assert_int_equal (v->rows[i].measure, GP_MEAS_TIME_TO_TRAIN_MIN);
+    assert_non_null (strstr (row (v, "mlpv40tpu-v5p512")->reason, "int8"));
     assert_non_null (strstr (row (v, "mlpv51l8b-mi355x")->reason,
                              "unknown accelerator"));
     assert_non_null (strstr (row (v, "mlpv51l8b-b200fp4")->reason,
@@ -228,9 +229,10 @@ static void test_mlperf_heldout (void **state)
     (void)state;
     struct gp_validation *v =
         run_file ("validation/training/mlperf-heldout.csv", 0);
-    assert_int_equal (v->n_rows, 2);
-    assert_int_equal (v->all.n_ok, 2);
+    assert_int_equal (v->n_rows, 3);
+    assert_int_equal (v->all.n_ok, 3);
     assert_int_equal (row (v, "mlpv50l405-gb200n256")->n_gpus, 256);
+    assert_int_equal (row (v, "mlpv41gpt3-b200n64")->n_gpus, 64);
     gp_validation_destroy (v);
 }
 
