@@ -33,7 +33,7 @@ static struct gp_catalog *cat;
     "recompute,micro_batch,global_batch,precision,tokens,"                 \
     "measured_tokens_per_s_per_gpu,measured_gpu_hours,source_metric,"      \
     "source_value,source,notes,measure,measured_value,flop_convention,"    \
-    "eval_tokens\n"
+    "eval_tokens,method\n"
 
 /* A small model (4 layers, hidden 1024) on 8 H100, batch 64 x 2048. */
 #define SMALL(id, kind, gpu) id "," kind ",m,,,4,1024,4096,8,8,32000,gelu," \
@@ -145,6 +145,32 @@ static void test_eval_column (void **state)
     gp_validation_destroy (v);
 }
 
+/* The 'method' column: a LoRA run (adapters on frozen weights) is
+ * reported unsupported with the reason instead of being predicted as a
+ * pre-training run (before, the column was ignored and the row got a
+ * full-training answer); 'pretrain' or blank is modelled; anything else
+ * is an unknown method.
+ */
+static void test_method_column (void **state)
+{
+    (void)state;
+    struct gp_validation *v = run_text (
+        HEADER SMALL ("m-lora", "campaign", "H100-SXM")
+        "3e9,,,,,,,time_to_train_min,10,,,lora\n"
+        SMALL ("m-pre", "campaign", "H100-SXM")
+        "3e9,,,,,,,time_to_train_min,10,,,pretrain\n"
+        SMALL ("m-odd", "campaign", "H100-SXM")
+        "3e9,,,,,,,time_to_train_min,10,,,dpo\n", 0);
+    const struct gp_val_row *l = row (v, "m-lora");
+    assert_false (l->ok);
+    assert_true (l->predicted == 0);
+    assert_non_null (strstr (l->reason, "LoRA"));
+    assert_true (row (v, "m-pre")->ok);
+    assert_false (row (v, "m-odd")->ok);
+    assert_non_null (strstr (row (v, "m-odd")->reason, "unknown method"));
+    gp_validation_destroy (v);
+}
+
 /* Campaign rows in GPU-hours report the goodput their measure used;
  * time-to-train rows (one timed run) and throughput rows report none.
  */
@@ -191,8 +217,8 @@ static void test_loso_campaign_only (void **state)
 }
 
 /* validation/training/mlperf-published.csv: every row reported; the
- * accelerators without catalog rows, the FP4 rows and the INT8 TPU row
- * are unsupported with the reason; the modelled rows carry their evaluation tokens; the GPT-3
+ * accelerators without catalog rows, the FP4 rows, the INT8 TPU row and
+ * the LoRA rows (MI300X, MI325X) are unsupported with the reason; the modelled rows carry their evaluation tokens; the GPT-3
  * family is held out against the Llama 3.1 405B family (both Hopper).
  */
 static void test_mlperf_published (void **state)
@@ -200,10 +226,12 @@ static void test_mlperf_published (void **state)
     (void)state;
     struct gp_validation *v =
         run_file ("validation/training/mlperf-published.csv", 1);
-    assert_int_equal (v->n_rows, 8);
+    assert_int_equal (v->n_rows, 10);
     for (size_t i = 0; i < v->n_rows; i++)
         assert_int_equal (v->rows[i].measure, GP_MEAS_TIME_TO_TRAIN_MIN);
     assert_non_null (strstr (row (v, "mlpv40tpu-v5p512")->reason, "int8"));
+    assert_non_null (strstr (row (v, "mlpv51lora-mi325x")->reason, "LoRA"));
+    assert_non_null (strstr (row (v, "mlpv51lora-mi300x")->reason, "LoRA"));
     assert_non_null (strstr (row (v, "mlpv51l8b-mi355x")->reason,
                              "unknown accelerator"));
     assert_non_null (strstr (row (v, "mlpv51l8b-b200fp4")->reason,
@@ -279,6 +307,7 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_eval_conversion),
         cmocka_unit_test (test_eval_column),
+        cmocka_unit_test (test_method_column),
         cmocka_unit_test (test_goodput_reported),
         cmocka_unit_test (test_loso_campaign_only),
         cmocka_unit_test (test_mlperf_published),

@@ -26,7 +26,7 @@ enum {
     C_MLP, C_MOE_E, C_MOE_K, C_MOE_F, C_MOE_S, C_SEQ, C_GPU, C_NGPU, C_GPN,
     C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_SHARD, C_RECOMP, C_MB, C_GB,
     C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED,
-    C_MEASURE, C_MVALUE, C_FLOPCONV, C_EVAL, C_N
+    C_MEASURE, C_MVALUE, C_FLOPCONV, C_EVAL, C_METHOD, C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -36,14 +36,15 @@ static const char *const col_names[C_N] = {
     "pp", "dp", "cp", "ep", "vpp", "sharding", "recompute", "micro_batch",
     "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
     "measured_gpu_hours", "head_dim", "pp_schedule", "measure",
-    "measured_value", "flop_convention", "eval_tokens",
+    "measured_value", "flop_convention", "eval_tokens", "method",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
 static int optional_col (int i)
 {
     return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
-           || i == C_MVALUE || i == C_FLOPCONV || i == C_EVAL;
+           || i == C_MVALUE || i == C_FLOPCONV || i == C_EVAL
+           || i == C_METHOD;
 }
 
 struct vrow {
@@ -494,6 +495,18 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     enum gp_flop_convention conv = GP_FLOPS_6N;
     if (row_measure (r, o, &conv))
         return;
+    /* what the run trains: the model covers pre-training (every weight
+     * trained); a LoRA run trains adapters on frozen weights
+     */
+    if (!strcasecmp (r->f[C_METHOD], "lora")) {
+        unsup (o, "LoRA fine-tuning is not modelled (frozen base weights: "
+                  "no weight gradients or optimizer states for them)%s", "");
+        return;
+    }
+    if (r->f[C_METHOD][0] && strcasecmp (r->f[C_METHOD], "pretrain")) {
+        unsup (o, "unknown method '%s' (pretrain or lora)", r->f[C_METHOD]);
+        return;
+    }
 
     struct gp_arch a;
     if (row_arch (r, zoo, &a, o))
