@@ -244,6 +244,8 @@ static void test_mlperf_published (void **state)
     assert_true (l->ok);
     assert_non_null (strstr (l->layout, "tp8 pp8 dp4 cp2"));
     assert_int_equal (v->all.n_ok, 3);
+    /* docs/model/training.md, "MLPerf Training validation": 9.8 % */
+    assert_true (v->all.median_abs_rel_err <= 0.15);
     assert_true (v->fit[family (v, "mlpv40gpt3")].loso_refit > 0);
     assert_true (v->fit[family (v, "mlpv50l405")].loso_refit > 0);
     gp_validation_destroy (v);
@@ -281,6 +283,9 @@ static void test_campaign_goodput (void **state)
     const struct gp_val_row *m = row (v, "llama2-70b");
     assert_true (m->ok && m->goodput > l->goodput && m->goodput < 1);
     assert_true (row (v, "bloom-176b")->ok);
+    /* docs/model/training.md, "Campaign validation": 11.6 % in-sample */
+    assert_int_equal (v->all.n_ok, 5);
+    assert_true (v->all.median_abs_rel_err <= 0.15);
     assert_int_equal (v->fit[family (v, "llama31card")].loso_refit, 0);
     assert_int_equal (v->fit[family (v, "llama2")].loso_refit, 3);
     assert_int_equal (v->fit[family (v, "bloom")].loso_refit, 1);
