@@ -111,6 +111,9 @@ struct gp_val_native {
     double goodput;              /* (0, 1], the reliability model's */
     double tokens;               /* of the run (campaign measures) */
     int n_gpus;                  /* of the run (days, time-to-train) */
+    double eval_tokens;          /* forward-only tokens evaluated inside
+                                    the timed run (time-to-train; 0 =
+                                    none) */
 };
 
 /* The one conversion of a prediction into a row's measure:
@@ -118,9 +121,12 @@ struct gp_val_native {
  *   TFLOP/s/GPU        = r x F / 1e12
  *   GPU-hours          = T / (r x g) / 3600
  *   days               = T / (r x g x n) / 86400
- *   time-to-train, min = T / (r x n) / 60   (no goodput: a timed run)
- * with r tokens/s per GPU, F FLOPs per token, g goodput, T tokens and n
- * GPUs of 'x'.  Returns the value, or NAN when an input it needs is
+ *   time-to-train, min = (T + E / 3) / (r x n) / 60   (no goodput: a
+ *                        timed run; an evaluated token is a forward pass,
+ *                        2N of a training token's 6N FLOPs)
+ * with r tokens/s per GPU, F FLOPs per token, g goodput, T tokens, E
+ * evaluated tokens and n GPUs of 'x'.  Returns the value, or NAN when an
+ * input it needs is
  * missing (<= 0) or 'm' is out of range.  No errors, no allocation.
  */
 double gp_val_measure_of (enum gp_val_measure m,
@@ -184,6 +190,11 @@ struct gp_val_row {
     int zero3;              /* the layout shards with ZeRO-3 */
     int unfused_attn;       /* modelled without fused attention */
     int fp8;                /* FP8 GEMMs (the row's precision) */
+    double goodput;         /* campaign rows: the goodput the measure
+                               used (1 - the reliability model's expected
+                               lost fraction; 0 = not used) */
+    double eval_tokens;     /* time-to-train rows: forward-only tokens
+                               evaluated in the timed run (0 = none) */
 };
 
 /* The fitting record of one source family (docs/model/training.md,
@@ -202,6 +213,10 @@ struct gp_val_family_fit {
     double gap;             /* loso median - in-sample median, fraction */
     int gap_flag;           /* gap > GP_VAL_GAP_FLAG: the fit follows the
                                rows, not the mechanisms */
+    int loso_refit;         /* modelled rows of the family predicted at a
+                               refitted ceiling (0: no other family has
+                               rows of their generation, so 'loso' is the
+                               in-sample error, not a held-out one) */
 };
 
 #define GP_VAL_GAP_FLAG 0.03

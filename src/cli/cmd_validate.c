@@ -103,9 +103,11 @@ static void fit_print (const struct gp_validation *v)
         }
         printf (" %8.1f %%", 100 * s->median_abs_rel_err);
         if (ff->have_loso)
-            printf (" %6.1f %% %+6.1f%s\n", 100 * ff->loso.median_abs_rel_err,
-                    100 * ff->gap,
-                    ff->gap_flag ? "  gap > 3 points: fit follows rows" : "");
+            printf (" %6.1f %% %+6.1f%s%s\n",
+                    100 * ff->loso.median_abs_rel_err, 100 * ff->gap,
+                    ff->gap_flag ? "  gap > 3 points: fit follows rows" : "",
+                    ff->loso_refit ? "" : "  (no other family of its "
+                                          "generation: not held out)");
         else
             printf ("\n");
     }

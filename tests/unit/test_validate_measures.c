@@ -291,7 +291,7 @@ static void test_published_campaigns (void **state)
     struct gp_validation *v = NULL;
     gp_error_t err = {0};
     assert_int_equal (gp_validate_training (cat, &rq, &v, &err), 0);
-    assert_int_equal (v->n_rows, 6);
+    assert_int_equal (v->n_rows, 8);
     for (size_t i = 0; i < v->n_rows; i++)
         assert_int_equal (v->rows[i].kind, GP_VAL_CAMPAIGN);
     assert_false (row (v, "llama31card-8b")->ok);

@@ -59,6 +59,10 @@ static json_t *train_row_json (const struct gp_val_row *r)
         json_object_set_new (j, "batch_chosen",
                              json_boolean (r->batch_chosen));
     }
+    if (r->goodput > 0)
+        json_object_set_new (j, "goodput", json_real (r->goodput));
+    if (r->eval_tokens > 0)
+        json_object_set_new (j, "eval_tokens", json_real (r->eval_tokens));
     if (!r->ok)
         json_object_set_new (j, "reason", json_string (r->reason));
     return j;
@@ -84,6 +88,8 @@ static json_t *fit_json (const struct gp_validation *v)
         json_object_set_new (e, "gap", ff->have_loso ? json_real (ff->gap)
                                                      : json_null ());
         json_object_set_new (e, "gap_flag", json_boolean (ff->gap_flag));
+        json_object_set_new (e, "loso_refit_rows",
+                             json_integer (ff->loso_refit));
         json_object_set_new (o, s->name, e);
     }
     return o;

@@ -102,12 +102,13 @@ double gp__val_grid (size_t g)
 }
 
 /* The grid index whose GEMM ceiling gives the lowest median |error| over
- * the modelled throughput rows of generation 'gen' outside family 'skip'
- * (the smaller ceiling on a tie); -1 when no such row exists.
+ * the modelled rows of kind 'kind' and generation 'gen' outside family
+ * 'skip' (the smaller ceiling on a tie); -1 when no such row exists.
  */
 static long best_grid (const struct gp_validation *v, const size_t *fam,
                        size_t skip, const char *gen, const double *err,
-                       const unsigned char *ok, struct val_acc *acc)
+                       const unsigned char *ok, struct val_acc *acc,
+                       enum gp_val_kind kind)
 {
     size_t n = v->n_rows;
     long best = -1;
@@ -116,7 +117,7 @@ static long best_grid (const struct gp_validation *v, const size_t *fam,
         acc->n_ok = acc->n_all = 0;
         for (size_t i = 0; i < n; i++) {
             const struct gp_val_row *r = &v->rows[i];
-            if (fam[i] != skip && r->kind == GP_VAL_THROUGHPUT
+            if (fam[i] != skip && r->kind == kind
                 && !strcmp (r->generation, gen))
                 gp__val_acc_add (acc, ok[g * n + i], err[g * n + i]);
         }
@@ -133,22 +134,30 @@ static long best_grid (const struct gp_validation *v, const size_t *fam,
 }
 
 /* Row i held out: its error at the ceiling refitted without its family
- * (the shipped prediction when its generation has no fitting rows).
+ * on the other families' throughput rows of its generation, or, when
+ * there are none, on their campaign rows of its generation (a file of
+ * campaign or time-to-train rows only); the shipped prediction when its
+ * generation has no other rows at all.  Returns 1 when refitted.
  */
-static void held_out (const struct gp_validation *v, const size_t *fam,
-                      size_t i, const double *err, const unsigned char *ok,
-                      struct val_acc *scratch, struct val_acc *into,
-                      struct val_acc *all)
+static int held_out (const struct gp_validation *v, const size_t *fam,
+                     size_t i, const double *err, const unsigned char *ok,
+                     struct val_acc *scratch, struct val_acc *into,
+                     struct val_acc *all)
 {
     size_t n = v->n_rows;
     const struct gp_val_row *r = &v->rows[i];
     long g = r->generation[0]
-                 ? best_grid (v, fam, fam[i], r->generation, err, ok, scratch)
+                 ? best_grid (v, fam, fam[i], r->generation, err, ok,
+                              scratch, GP_VAL_THROUGHPUT)
                  : -1;
+    if (g < 0 && r->generation[0])
+        g = best_grid (v, fam, fam[i], r->generation, err, ok, scratch,
+                       GP_VAL_CAMPAIGN);
     int k = g < 0 ? r->ok : ok[(size_t)g * n + i];
     double e = g < 0 ? r->rel_err : err[(size_t)g * n + i];
     gp__val_acc_add (into, k, e);
     gp__val_acc_add (all, k, e);
+    return g >= 0;
 }
 
 int gp__val_loso (struct gp_validation *v, const double *err,
@@ -166,10 +175,13 @@ int gp__val_loso (struct gp_validation *v, const double *err,
         fam[i] = fam_index (v, i);
     for (size_t f = 0; f < v->n_families; f++) {
         one.n_ok = one.n_all = 0;
+        struct gp_val_family_fit *ff = &v->fit[f];
+        ff->loso_refit = 0;
         for (size_t i = 0; i < n; i++)
             if (fam[i] == f)
-                held_out (v, fam, i, err, ok, &scratch, &one, &all);
-        struct gp_val_family_fit *ff = &v->fit[f];
+                ff->loso_refit += held_out (v, fam, i, err, ok, &scratch,
+                                            &one, &all)
+                                  && v->rows[i].ok;
         gp__val_acc_summary (&one, v->by_family[f].name, &ff->loso);
         ff->have_loso = ff->loso.n_ok && v->by_family[f].n_ok;
         if (ff->have_loso) {

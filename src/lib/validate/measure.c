@@ -77,7 +77,8 @@ double gp_val_measure_of (enum gp_val_measure m, const struct gp_val_native *x)
     case GP_MEAS_TIME_TO_TRAIN_MIN:
         if (!(x->tokens > 0) || x->n_gpus <= 0)
             return NAN;
-        return x->tokens / (r * x->n_gpus) / 60.0;
+        return (x->tokens + (x->eval_tokens > 0 ? x->eval_tokens : 0) / 3.0)
+               / (r * x->n_gpus) / 60.0;
     case GP_MEAS_N:
         break;
     }

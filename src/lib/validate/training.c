@@ -28,7 +28,7 @@ enum {
     C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED,
     C_MEASURE, C_MVALUE, C_FLOPCONV,
     C_TPOVL, /* optional: tp_comm_overlap (0/1) */
-    C_N
+    C_EVAL, C_METHOD, C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -39,14 +39,15 @@ static const char *const col_names[C_N] = {
     "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
     "measured_gpu_hours", "head_dim", "pp_schedule", "measure",
     "measured_value", "flop_convention",
-    "tp_comm_overlap",
+    "tp_comm_overlap", "eval_tokens", "method",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
 static int optional_col (int i)
 {
     return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
-           || i == C_MVALUE || i == C_FLOPCONV || i == C_TPOVL;
+           || i == C_MVALUE || i == C_FLOPCONV || i == C_TPOVL
+           || i == C_EVAL || i == C_METHOD;
 }
 
 struct vrow {
@@ -480,6 +481,14 @@ static int row_measure (const struct vrow *r, struct gp_val_row *o,
                           r->f[C_MEASURE]);
         mc = C_MVALUE;
     }
+    double ev;
+    int k = num (r->f[C_EVAL], &ev);
+    if (k < 0 || (k == 1 && ev < 0))
+        return unsup (o, "bad eval_tokens '%s'", r->f[C_EVAL]);
+    if (k == 1 && o->measure != GP_MEAS_TIME_TO_TRAIN_MIN)
+        return unsup (o, "eval_tokens applies to time_to_train_min rows "
+                         "only%s", "");
+    o->eval_tokens = k == 1 ? ev : 0;
     if (o->measure == GP_MEAS_TFLOPS_PER_GPU
         && gp_flop_convention_parse (r->f[C_FLOPCONV], conv))
         return unsup (o, "tflops_per_gpu needs flop_convention 6N or "
@@ -503,6 +512,18 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     enum gp_flop_convention conv = GP_FLOPS_6N;
     if (row_measure (r, o, &conv))
         return;
+    /* what the run trains: the model covers pre-training (every weight
+     * trained); a LoRA run trains adapters on frozen weights
+     */
+    if (!strcasecmp (r->f[C_METHOD], "lora")) {
+        unsup (o, "LoRA fine-tuning is not modelled (frozen base weights: "
+                  "no weight gradients or optimizer states for them)%s", "");
+        return;
+    }
+    if (r->f[C_METHOD][0] && strcasecmp (r->f[C_METHOD], "pretrain")) {
+        unsup (o, "unknown method '%s' (pretrain or lora)", r->f[C_METHOD]);
+        return;
+    }
 
     struct gp_arch a;
     if (row_arch (r, zoo, &a, o))
@@ -538,6 +559,7 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
         .goodput = 1,
         .tokens = job.tokens,
         .n_gpus = o->n_gpus,
+        .eval_tokens = o->eval_tokens,
     };
     if (o->kind == GP_VAL_CAMPAIGN) {
         if (job.tokens <= 0) {
@@ -550,6 +572,8 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
         struct gp_reliability rel;
         gp_train_reliability (&m, &job, o->n_gpus, hw.gpus_per_node, &rel);
         nat.goodput = rel.goodput;
+        if (o->measure == GP_MEAS_GPU_HOURS || o->measure == GP_MEAS_DAYS)
+            o->goodput = rel.goodput;
     }
     o->predicted = gp_val_measure_of (o->measure, &nat);
     if (isnan (o->predicted)) {
