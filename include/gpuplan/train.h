@@ -90,6 +90,20 @@ struct gp_train_job {
                                * gp_train_size_deadline) chooses the batch
                                * within gp_train_batch_range.  0 (the
                                * default): global_batch is fixed */
+    /* MoE (docs/model/training.md, "MoE: routing imbalance, overlap,
+     * expert GEMMs and host overhead"); all 0 by default.
+     */
+    double moe_imbalance;     /* routed tokens of the busiest EP rank over
+                               * the mean (>= 1; 0 or 1 = balanced, as
+                               * with forced balancing) */
+    int moe_shared_overlap;   /* 1: the shared experts run concurrently
+                               * with dispatch and combine (Megatron-Core
+                               * --moe-shared-expert-overlap) */
+    int cuda_graphs;          /* 1: the MoE router and token preprocessing
+                               * run from captured CUDA graphs, with no
+                               * host synchronisation per layer (TE
+                               * cuda_graph_scope moe_router,
+                               * moe_preprocess); 0: eager */
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */

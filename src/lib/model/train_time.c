@@ -63,6 +63,12 @@ static inline double grouped_gemm_s (const struct gp_train_hw *hw, double n,
     return n * (gemm_s (hw, M, N, K) - over) + over;
 }
 
+double gp__train_gemm_s (const struct gp_train_hw *hw, double M, double N,
+                         double K)
+{
+    return gemm_s (hw, M, N, K);
+}
+
 /* Ring all-reduce of 'bytes' over 'n' ranks at bus bandwidth 'bw':
  * 2(n-1)/n * bytes / bw + latency (ring or tree, whichever is smaller).
  */
@@ -259,6 +265,8 @@ static double gemm_fwd (const struct tctx *cx)
         double tpe = Tm * ep * m->moe_topk / m->moe_experts;
         if (tpe < 1)
             tpe = 1;
+        /* the busiest rank's count, in whole tiles (train_moe.c) */
+        tpe = gp__moe_expert_rows (job, tpe);
         gm = grouped_gemm_s (hw, local, tpe, fm * (m->mlp_mats - 1), h)
              + grouped_gemm_s (hw, local, tpe, h, fm);
         if (m->moe_shared > 0) {
@@ -393,7 +401,10 @@ static void comm_fwd (const struct tctx *cx, double attn_f, double *tp_out,
         double t_ib = ib / (hw->scale_out_bw * e->scale_out / hw->oversub);
         double lat = 2e-6 * log2 (gi > 1 ? gi : 2)
                      + (N > 1 ? hw->scale_out_lat_s * log2 (N) : 0);
-        ep_f = moe_frac * 2.0 * ((t_nv > t_ib ? t_nv : t_ib) + lat);
+        /* the busiest rank (imbalance) sets the pace of the exchange */
+        ep_f = moe_frac * 2.0
+               * ((t_nv > t_ib ? t_nv : t_ib) * gp__moe_imbalance (job)
+                  + lat);
     }
     *tp_out = tp_f;
     *cp_out = cp_f;
@@ -513,7 +524,19 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
         }
         ep_hid = f * (ep_mb < comp_mb ? ep_mb : comp_mb);
     }
+    /* MoE (train_moe.c): the all-to-all hidden under the shared
+     * experts, and the host time the GPU waits for
+     */
+    if (moe_frac > 0 && ep_mb > ep_hid)
+        ep_hid += moe_frac
+                  * gp__moe_shared_hidden_s (m, job, hw, l, T,
+                                             (ep_mb - ep_hid) / moe_frac);
     double layer_mb = comp_mb + ep_mb - ep_hid;
+    if (moe_frac > 0)
+        layer_mb += moe_frac
+                    * gp__moe_host_s (m, job, hw, l,
+                                      Tm * ep * m->moe_topk / m->moe_experts,
+                                      layer_mb);
     x->fwd = fwd;
     x->bwd = bwd;
     x->recomp = recomp;
@@ -776,7 +799,9 @@ void gp_train_time (const struct gp_train_model *m,
  *
  * Proof.  gp_train_time returns
  *   step = nmb * stage + bubble + p2p + dp_exposed + optim,
- *   stage = Ls * layer + logit,  layer = (fwd + bwd + recomp) + ep - hid.
+ *   stage = Ls * layer + logit,  layer = (fwd + bwd + recomp) + ep - hid
+ *   (+ the MoE host time, gp__moe_host_s, >= 0; hid stays <= ep with the
+ *   shared-expert overlap, gp__moe_shared_hidden_s).
  * fwd, bwd (layer_times), logit (logits_mb) and p2p (pipeline) do not
  * read l->recompute or l->sharding (mem_fwd sets recompute to none
  * itself), so the values below are the very doubles gp_train_time uses.

@@ -26,7 +26,8 @@ enum {
     C_MLP, C_MOE_E, C_MOE_K, C_MOE_F, C_MOE_S, C_SEQ, C_GPU, C_NGPU, C_GPN,
     C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_SHARD, C_RECOMP, C_MB, C_GB,
     C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED,
-    C_MEASURE, C_MVALUE, C_FLOPCONV, C_N
+    C_MEASURE, C_MVALUE, C_FLOPCONV,
+    C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -37,13 +38,15 @@ static const char *const col_names[C_N] = {
     "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
     "measured_gpu_hours", "head_dim", "pp_schedule", "measure",
     "measured_value", "flop_convention",
+    "moe_imbalance", "moe_shared_overlap", "cuda_graphs",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
 static int optional_col (int i)
 {
     return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
-           || i == C_MVALUE || i == C_FLOPCONV;
+           || i == C_MVALUE || i == C_FLOPCONV || i == C_MOE_IMB
+           || i == C_MOE_SHOV || i == C_GRAPHS;
 }
 
 struct vrow {
@@ -265,6 +268,30 @@ static int row_arch (const struct vrow *r, const struct gp_zoo *zoo,
  * chooses it: the default sequence length, and the batch searched by
  * gp_train_search_batch (job->batch_free).  A malformed one is an error.
  */
+/* The MoE columns (docs/formats/train.md): routing imbalance, shared-
+ * expert overlap and CUDA graphs; blank = balanced, off, eager.
+ */
+static int row_job_moe (const struct vrow *r, struct gp_train_job *job,
+                        struct gp_val_row *o)
+{
+    double v;
+    int k = num (r->f[C_MOE_IMB], &v);
+    if (k < 0 || (k == 1 && v < 1))
+        return unsup (o, "bad moe_imbalance '%s' (>= 1)", r->f[C_MOE_IMB]);
+    if (k == 1)
+        job->moe_imbalance = v;
+    int c[2] = {C_MOE_SHOV, C_GRAPHS};
+    int *dst[2] = {&job->moe_shared_overlap, &job->cuda_graphs};
+    for (int i = 0; i < 2; i++) {
+        k = num (r->f[c[i]], &v);
+        if (k < 0 || (k == 1 && v != 0 && v != 1))
+            return unsup (o, "bad %s (0 or 1)", col_names[c[i]]);
+        if (k == 1)
+            *dst[i] = (int)v;
+    }
+    return 0;
+}
+
 static int row_job (const struct vrow *r, struct gp_train_job *job,
                     struct gp_val_row *o)
 {
@@ -303,7 +330,7 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
     if (!strncasecmp (r->f[C_GPU], "A100", 4)
         && (!r->f[C_PREC][0] || job->precision == GP_PREC_FP16))
         job->flash_attn = 0;
-    return 0;
+    return row_job_moe (r, job, o);
 }
 
 /* The row's fixed layout fields; blank ones stay free. */
