@@ -184,6 +184,7 @@ struct gp_val_row {
     int zero3;              /* the layout shards with ZeRO-3 */
     int unfused_attn;       /* modelled without fused attention */
     int fp8;                /* FP8 GEMMs (the row's precision) */
+    int moe;                /* a MoE model (routed experts) */
 };
 
 /* The fitting record of one source family (docs/model/training.md,

@@ -531,6 +531,7 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
         return;
     o->unfused_attn = !job.flash_attn;
     o->fp8 = job.precision == GP_PREC_FP8;
+    o->moe = m.moe_experts > 0;
     if (fix.tp > 0 && fix.pp > 0 && fix.dp > 0
         && fix.tp * fix.pp * fix.dp * (fix.cp > 0 ? fix.cp : 1) != o->n_gpus) {
         unsup (o, "tp*pp*dp*cp differs from num_gpus%s", "");
