@@ -104,6 +104,13 @@ struct gp_train_job {
                                * host synchronisation per layer (TE
                                * cuda_graph_scope moe_router,
                                * moe_preprocess); 0: eager */
+    int moe_a2a_nccl;         /* 1: the token dispatcher is an NCCL
+                               * all-to-all (Megatron-Core 'alltoall'):
+                               * one copy per token and expert, remote
+                               * copies straight over the NIC.  0 (the
+                               * default): DeepEP/HybridEP ('flex'): one
+                               * copy per token and destination GPU, one
+                               * per remote node over the NIC */
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */

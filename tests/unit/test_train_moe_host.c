@@ -83,6 +83,7 @@ static void test_imbalance_a2a (void **state)
     j.global_batch = 16;
     j.moe_imbalance = 1.5;
     j.cuda_graphs = 1;
+    j.moe_a2a_nccl = 1; /* one copy per token and expert */
     struct gp_train_hw hw;
     hw_h100_prec (&hw, GP_PREC_BF16);
     struct gp_layout l = {.tp = 1, .pp = 1, .dp = 8, .cp = 1, .ep = 8,
@@ -92,6 +93,43 @@ static void test_imbalance_a2a (void **state)
     double T = 1024, row = 2048, nmb = 2, L = 2;
     double one = 1.5 * T * 2 * row * 7.0 / 8 / (450e9 * 0.8) + 2e-6 * 3;
     near (r.time.ep_comm_s, nmb * L * 4 * one, 1e-9);
+}
+
+/* DeepEP/HybridEP dispatch (the default): one copy per token and
+ * destination GPU.  16 experts on EP 8 (2 per GPU), top-2: a GPU hosts
+ * one of a token's experts with probability 1 - (14/16)(13/15) = 58/240,
+ * so a token goes to 7 * 58/240 = 1.69 other GPUs instead of 2 * 7/8 =
+ * 1.75 copies.
+ */
+static void test_flex_dedup (void **state)
+{
+    (void)state;
+    struct gp_arch a = moe (2, 1024, 8, 16, 2, 512);
+    struct gp_train_model m;
+    assert_int_equal (gp_train_prep (&a, &m, NULL), 0);
+    struct gp_train_job j;
+    gp_train_job_default (&j);
+    j.seq_len = 1024;
+    j.global_batch = 16;
+    struct gp_train_hw hw;
+    hw_h100_prec (&hw, GP_PREC_BF16);
+    struct gp_layout l = {.tp = 1, .pp = 1, .dp = 8, .cp = 1, .ep = 8,
+                          .vpp = 1, .micro_batch = 1};
+    struct gp_train_result r;
+    eval_ok (&m, &j, &hw, &l, &r);
+    double T = 1024, row = 2048, nmb = 2, L = 2, p = 58.0 / 240;
+    double one = T * row * p * 7 / (450e9 * 0.8) + 2e-6 * 3;
+    near (r.time.ep_comm_s, nmb * L * 4 * one, 1e-9);
+    /* the NCCL all-to-all over two nodes: every remote copy on the NIC */
+    l.dp = 16;
+    l.ep = 16;
+    j.global_batch = 32;
+    j.moe_a2a_nccl = 1;
+    eval_ok (&m, &j, &hw, &l, &r);
+    double nv = T * 2 * row * 7.0 / 16 / (450e9 * 0.8);
+    double ib = T * 2 * row * 8.0 / 16 / (50e9 * 0.9);
+    one = (nv > ib ? nv : ib) + 2e-6 * 3 + 5e-6;
+    near (r.time.ep_comm_s, 2 * L * 4 * one, 1e-9);
 }
 
 /* Rows of one expert's grouped-GEMM problem: the mean count times the
@@ -157,10 +195,11 @@ static void test_shared_overlap (void **state)
  * eager.  At c = 20 us per operator and 3 passes (forward, backward 2x):
  * - CUDA graphs, no sync: only what 3 * 20 * c = 1.2 ms exceeds the GPU
  *   time by: 1.2 ms at 0 s of GPU time, 0 at 10 ms;
- * - eager, GPU-bound (10 ms): the operators after the device-to-host sync
- *   wait for the host: 3 * (20 * (c - 5 us) + 2 * ((c - g1) + (c - g2)))
- *   with g1, g2 the fc1 (1024, 1024, 1024) and fc2 (1024, 1024, 512) GEMM
- *   times when below c;
+ * - eager, GPU-bound (10 ms): the operators the forward issues after the
+ *   device-to-host sync wait for the host (the backward does not sync):
+ *   8 * (c - 5 us) + 2 * ((c - g1) + (c - g2)), with g1, g2 the fc1
+ *   (1024, 1024, 1024) and fc2 (1024, 1024, 512) GEMM times when below c,
+ *   twice with full recomputation;
  * - eager, host-bound (0 s): 3 * 40 * c = 2.4 ms.
  */
 static void test_host (void **state)
@@ -184,9 +223,13 @@ static void test_host (void **state)
     double g1 = gp__train_gemm_s (&hw, 1024, 1024, 1024);
     double g2 = gp__train_gemm_s (&hw, 1024, 1024, 512);
     assert_true (g1 < c && g2 < c);
-    double sync = 3 * (20 * (c - 5e-6) + 2 * ((c - g1) + (c - g2)));
+    double sync = 8 * (c - 5e-6) + 2 * ((c - g1) + (c - g2));
     near (gp__moe_host_s (&m, &j, &hw, &l, tpe, 10e-3), sync, 1e-9);
     near (gp__moe_host_s (&m, &j, &hw, &l, tpe, 0), 3 * 40 * c, 1e-12);
+    l.recompute = GP_RECOMP_FULL;
+    near (gp__moe_host_s (&m, &j, &hw, &l, tpe, 10e-3), 2 * sync, 1e-9);
+    near (gp__moe_host_s (&m, &j, &hw, &l, tpe, 0), 4 * 40 * c, 1e-12);
+    l.recompute = GP_RECOMP_NONE;
     /* a dense model has no MoE host term */
     struct gp_arch d = a;
     d.moe_experts = 0, d.moe_topk = 0, d.moe_ffn_hidden = 0;
@@ -228,6 +271,7 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_imbalance_a2a),
+        cmocka_unit_test (test_flex_dedup),
         cmocka_unit_test (test_expert_rows),
         cmocka_unit_test (test_shared_overlap),
         cmocka_unit_test (test_host),

@@ -32,6 +32,13 @@
  * mem_fwd: 10 launches).
  */
 #define LAYER_MEM_OPS 10
+/* Operators the dropless dispatcher issues after its device-to-host
+ * synchronisation, besides the expert GEMMs: permute, all-to-all, sort by
+ * local expert, and after the experts the reverse sort, all-to-all and
+ * unpermute, with the split bookkeeping (Megatron-Core
+ * MoEAlltoAllTokenDispatcher: token_permutation, token_unpermutation).
+ */
+#define MOE_POST_SYNC_OPS 8
 
 double gp__moe_imbalance (const struct gp_train_job *job)
 {
@@ -96,11 +103,9 @@ static void host_fwd (const struct gp_train_model *m,
     double n = LAYER_MEM_OPS + 1 + gemms * (1 + cast)
                + (l->tp > 1 ? 2 : 0) + (l->ep > 1 ? 2 : 0)
                + local * 2 * (1 + cast);
-    double s = local * ex;
-    if (!job->cuda_graphs) {
+    double s = local * ex + MOE_POST_SYNC_OPS * small;
+    if (!job->cuda_graphs)
         n += MOE_HOST_OPS;
-        s += MOE_HOST_OPS * small;
-    }
     *ops = n;
     *sync_s = job->cuda_graphs ? 0 : s;
 }
@@ -115,11 +120,50 @@ double gp__moe_host_s (const struct gp_train_model *m,
     double ops, sync_s;
     host_fwd (m, job, hw, l, tpe, &ops, &sync_s);
     /* backward issues about twice the forward's operators (dgrad and
-     * wgrad per GEMM); a full recompute repeats the forward
+     * wgrad per GEMM); a full recompute repeats the forward.  Only the
+     * forward (and its recomputation) synchronises: the backward reuses
+     * the split sizes already on the host.
      */
-    double passes = 3.0 + (l->recompute == GP_RECOMP_FULL);
-    double host = passes * ops * HOST_OP_S;
+    double fwds = 1.0 + (l->recompute == GP_RECOMP_FULL);
+    double host = (fwds + 2.0) * ops * HOST_OP_S;
     double bound = host > gpu_s ? host - gpu_s : 0;
-    double sync = passes * sync_s;
+    double sync = fwds * sync_s;
     return sync > bound ? sync : bound;
+}
+
+/* Probability that one EP rank hosts at least one of a token's top_k
+ * experts, experts spread evenly (E/ep per rank) and chosen uniformly
+ * (forced balance): 1 - C(E - E/ep, k) / C(E, k).
+ */
+static double rank_hit (const struct gp_train_model *m, double ep)
+{
+    double E = m->moe_experts, k = m->moe_topk, per = E / ep, miss = 1;
+    for (int i = 0; i < k; i++)
+        miss *= (E - per - i) > 0 ? (E - per - i) / (E - i) : 0;
+    return 1 - miss;
+}
+
+void gp__moe_a2a_bytes (const struct gp_train_model *m,
+                        const struct gp_train_job *job, double Tm, double ep,
+                        double g, double N, double *nv, double *ib)
+{
+    double row = (double)m->hidden * 2, k = m->moe_topk;
+    if (job->moe_a2a_nccl) {
+        /* one copy per token and expert: to the g - 1 other GPUs of the
+         * domain over NVLink, to the ep - g remote ones over the NIC
+         */
+        *nv = Tm * k * row * (g - 1) / ep;
+        *ib = Tm * k * row * (ep - g) / ep;
+        return;
+    }
+    /* DeepEP / HybridEP: one copy per destination GPU hit, and across
+     * domains one per remote domain hit, forwarded over NVLink there
+     */
+    double p = rank_hit (m, ep);
+    *nv = Tm * row * p * (g - 1);
+    *ib = 0;
+    if (N > 1) {
+        *ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
+        *nv += Tm * row * p * (ep - g);
+    }
 }

@@ -120,5 +120,13 @@ double gp__moe_host_s (const struct gp_train_model *m,
                        const struct gp_layout *l, double tpe, double gpu_s);
 double gp__train_gemm_s (const struct gp_train_hw *hw, double M, double N,
                          double K);
+/* Bytes one GPU sends for one dispatch of 'Tm' routed tokens over 'ep'
+ * ranks that fill scale-up domains of 'g' GPUs ('N' domains): over
+ * NVLink ('*nv', direct and forwarded) and over the NIC ('*ib'), by the
+ * job's dispatcher (job->moe_a2a_nccl).
+ */
+void gp__moe_a2a_bytes (const struct gp_train_model *m,
+                        const struct gp_train_job *job, double Tm, double ep,
+                        double g, double N, double *nv, double *ib);
 
 #endif

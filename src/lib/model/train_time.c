@@ -391,12 +391,8 @@ static void comm_fwd (const struct tctx *cx, double attn_f, double *tp_out,
         double dom = hw->scale_up_domain > 1 ? hw->scale_up_domain : 1;
         double gi = ep < dom ? ep : dom;
         double N = ceil (ep / gi);
-        double row = h * 2, k = m->moe_topk;
-        double nv = Tm * k * row * (gi - 1) / ep, ib = 0;
-        if (N > 1) {
-            ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
-            nv += Tm * k * row * (ep - gi) / ep;
-        }
+        double nv, ib; /* by the dispatcher (train_moe.c) */
+        gp__moe_a2a_bytes (m, job, Tm, ep, gi, N, &nv, &ib);
         double t_nv = nv / (hw->scale_up_bw * e->scale_up);
         double t_ib = ib / (hw->scale_out_bw * e->scale_out / hw->oversub);
         double lat = 2e-6 * log2 (gi > 1 ? gi : 2)

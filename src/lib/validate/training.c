@@ -27,7 +27,7 @@ enum {
     C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_SHARD, C_RECOMP, C_MB, C_GB,
     C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED,
     C_MEASURE, C_MVALUE, C_FLOPCONV,
-    C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_N
+    C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_DISP, C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -38,7 +38,7 @@ static const char *const col_names[C_N] = {
     "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
     "measured_gpu_hours", "head_dim", "pp_schedule", "measure",
     "measured_value", "flop_convention",
-    "moe_imbalance", "moe_shared_overlap", "cuda_graphs",
+    "moe_imbalance", "moe_shared_overlap", "cuda_graphs", "moe_dispatcher",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -46,7 +46,7 @@ static int optional_col (int i)
 {
     return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
            || i == C_MVALUE || i == C_FLOPCONV || i == C_MOE_IMB
-           || i == C_MOE_SHOV || i == C_GRAPHS;
+           || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP;
 }
 
 struct vrow {
@@ -269,7 +269,8 @@ static int row_arch (const struct vrow *r, const struct gp_zoo *zoo,
  * gp_train_search_batch (job->batch_free).  A malformed one is an error.
  */
 /* The MoE columns (docs/formats/train.md): routing imbalance, shared-
- * expert overlap and CUDA graphs; blank = balanced, off, eager.
+ * expert overlap, CUDA graphs and the token dispatcher; blank =
+ * balanced, off, eager, flex (DeepEP/HybridEP).
  */
 static int row_job_moe (const struct vrow *r, struct gp_train_job *job,
                         struct gp_val_row *o)
@@ -288,6 +289,14 @@ static int row_job_moe (const struct vrow *r, struct gp_train_job *job,
             return unsup (o, "bad %s (0 or 1)", col_names[c[i]]);
         if (k == 1)
             *dst[i] = (int)v;
+    }
+    static const char *const disp[] = {"flex", "alltoall"};
+    if (r->f[C_DISP][0]) {
+        int d = enum_of (r->f[C_DISP], disp, 2);
+        if (d < 0)
+            return unsup (o, "unknown moe_dispatcher '%s' (flex, alltoall)",
+                          r->f[C_DISP]);
+        job->moe_a2a_nccl = d == 1;
     }
     return 0;
 }
