@@ -21,6 +21,7 @@
 #include "gpuplan/arch.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/train.h"
+#include "gpuplan/validate.h"
 #include "model/train_private.h"
 
 #include "h100_fixture.h"
@@ -267,6 +268,30 @@ static void test_step_eager_vs_graphs (void **state)
     assert_true (gp__train_step_bound (&m, &j, &hw, &l) <= r0.time.step_s);
 }
 
+/* The held-out MoE rows (validation/training/moe-heldout.csv: NeMo
+ * AutoModel on H100, BF16) are all modelled, and their family counts the
+ * MoE host time among its fitted constants: hopper gemm_max, gemm_dim_half,
+ * the memory-bound passes, hopper attn and the MoE host time = 5.
+ */
+static void test_heldout_rows (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    struct gp_catalog *cat = gp_catalog_load (NULL, &err);
+    assert_non_null (cat);
+    struct gp_validate_request rq = {
+        .path = GP_SOURCE_DIR "/validation/training/moe-heldout.csv"};
+    struct gp_validation *v = NULL;
+    assert_int_equal (gp_validate_training (cat, &rq, &v, &err), 0);
+    assert_int_equal (v->n_rows, 3);
+    for (size_t i = 0; i < v->n_rows; i++)
+        assert_int_equal (v->rows[i].ok, 1);
+    assert_int_equal (v->n_families, 1);
+    assert_int_equal (v->fit[0].fitted, 5);
+    gp_validation_destroy (v);
+    gp_catalog_destroy (cat);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +301,7 @@ int main (void)
         cmocka_unit_test (test_shared_overlap),
         cmocka_unit_test (test_host),
         cmocka_unit_test (test_step_eager_vs_graphs),
+        cmocka_unit_test (test_heldout_rows),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
