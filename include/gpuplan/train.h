@@ -186,6 +186,8 @@ struct gp_train_time {
     double cp_comm_s;
     double ep_comm_s;         /* exposed MoE all-to-all */
     double ep_hidden_s;       /* MoE all-to-all hidden under compute */
+    double moe_host_s;        /* MoE host (CPU) time the GPU waits for
+                               * (eager synchronisation or host-bound) */
     double pp_bubble_s;
     double pp_p2p_s;
     double dp_comm_s;         /* exposed DP / ZeRO / FSDP traffic */

@@ -414,6 +414,7 @@ struct layer_mb {
     double gemm_f, attn_f, attn_b, mem_f, tp_f, cp_f;
     double fwd, bwd, recomp;
     double ep_mb, ep_hid, layer_mb;
+    double host;                /* MoE host time (train_moe.c) */
 };
 
 /* ---------------------------- recomputation --------------------------- */
@@ -528,11 +529,13 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
                   * gp__moe_shared_hidden_s (m, job, hw, l, T,
                                              (ep_mb - ep_hid) / moe_frac);
     double layer_mb = comp_mb + ep_mb - ep_hid;
+    x->host = 0;
     if (moe_frac > 0)
-        layer_mb += moe_frac
-                    * gp__moe_host_s (m, job, hw, l,
-                                      Tm * ep * m->moe_topk / m->moe_experts,
-                                      layer_mb);
+        x->host = moe_frac
+                  * gp__moe_host_s (m, job, hw, l,
+                                    Tm * ep * m->moe_topk / m->moe_experts,
+                                    layer_mb);
+    layer_mb += x->host;
     x->fwd = fwd;
     x->bwd = bwd;
     x->recomp = recomp;
@@ -770,6 +773,7 @@ void gp_train_time (const struct gp_train_model *m,
     o->cp_comm_s = nmb * Ls * 3.0 * cp_f;
     o->ep_comm_s = nmb * Ls * (ep_mb - ep_hid);
     o->ep_hidden_s = nmb * Ls * ep_hid;
+    o->moe_host_s = nmb * Ls * x.host;
     o->pp_bubble_s = bubble;
     o->pp_p2p_s = p2p;
     o->dp_comm_s = dp_exposed;
@@ -777,6 +781,7 @@ void gp_train_time (const struct gp_train_model *m,
     o->step_s = nmb * stage_mb + bubble + p2p + dp_exposed + optim;
     o->overhead_s = o->step_s - (o->gemm_s + o->attn_s + o->mem_s
                                  + o->tp_comm_s + o->cp_comm_s + o->ep_comm_s
+                                 + o->moe_host_s
                                  + bubble + p2p + dp_exposed + optim);
     if (o->overhead_s < 0)
         o->overhead_s = 0;

@@ -69,6 +69,8 @@ static json_t *step_json (const struct gp_train_time *t)
     json_object_set_new (st, "pp_p2p_s", json_real (t->pp_p2p_s));
     json_object_set_new (st, "dp_comm_s", json_real (t->dp_comm_s));
     json_object_set_new (st, "optimizer_s", json_real (t->optim_s));
+    if (t->moe_host_s > 0) /* MoE only */
+        json_object_set_new (st, "moe_host_s", json_real (t->moe_host_s));
     return st;
 }
 
