@@ -264,6 +264,13 @@ static void test_step_eager_vs_graphs (void **state)
     j.cuda_graphs = 1;
     eval_ok (&m, &j, &hw, &l, &r1);
     assert_true (r0.time.step_s > r1.time.step_s);
+    /* the step's terms still add up: the host time is its own term */
+    const struct gp_train_time *t = &r0.time;
+    double sum = t->gemm_s + t->attn_s + t->mem_s + t->tp_comm_s
+                 + t->cp_comm_s + t->ep_comm_s + t->moe_host_s
+                 + t->pp_bubble_s + t->pp_p2p_s + t->dp_comm_s + t->optim_s;
+    assert_true (t->moe_host_s > 0);
+    near (sum, t->step_s, 1e-9);
     j.cuda_graphs = 0;
     assert_true (gp__train_step_bound (&m, &j, &hw, &l) <= r0.time.step_s);
 }
