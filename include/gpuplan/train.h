@@ -106,6 +106,27 @@ struct gp_train_job {
                                * userbuffers, Megatron --tp-comm-overlap);
                                * 0 (default): exposed.  docs/model/
                                * training.md, "TP communication overlap" */
+    /* MoE (docs/model/training.md, "MoE: routing imbalance, overlap,
+     * expert GEMMs and host overhead"); all 0 by default.
+     */
+    double moe_imbalance;     /* routed tokens of the busiest EP rank over
+                               * the mean (>= 1; 0 or 1 = balanced, as
+                               * with forced balancing) */
+    int moe_shared_overlap;   /* 1: the shared experts run concurrently
+                               * with dispatch and combine (Megatron-Core
+                               * --moe-shared-expert-overlap) */
+    int cuda_graphs;          /* 1: the MoE router and token preprocessing
+                               * run from captured CUDA graphs, with no
+                               * host synchronisation per layer (TE
+                               * cuda_graph_scope moe_router,
+                               * moe_preprocess); 0: eager */
+    int moe_a2a_nccl;         /* 1: the token dispatcher is an NCCL
+                               * all-to-all (Megatron-Core 'alltoall'):
+                               * one copy per token and expert, remote
+                               * copies straight over the NIC.  0 (the
+                               * default): DeepEP/HybridEP ('flex'): one
+                               * copy per token and destination GPU, one
+                               * per remote node over the NIC */
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */
@@ -198,6 +219,8 @@ struct gp_train_time {
     double cp_comm_s;
     double ep_comm_s;         /* exposed MoE all-to-all */
     double ep_hidden_s;       /* MoE all-to-all hidden under compute */
+    double moe_host_s;        /* MoE host (CPU) time the GPU waits for
+                               * (eager synchronisation or host-bound) */
     double pp_bubble_s;
     double pp_p2p_s;
     double dp_comm_s;         /* exposed DP / ZeRO / FSDP traffic */

@@ -195,6 +195,7 @@ struct gp_val_row {
                                lost fraction; 0 = not used) */
     double eval_tokens;     /* time-to-train rows: forward-only tokens
                                evaluated in the timed run (0 = none) */
+    int moe;                /* a MoE model (routed experts) */
 };
 
 /* The fitting record of one source family (docs/model/training.md,

@@ -94,6 +94,7 @@ static void test_a2a_volume (void **state)
     struct gp_layout l = {.tp = 1, .pp = 1, .dp = 8, .cp = 1, .ep = 8,
                           .vpp = 1, .micro_batch = 1};
     struct gp_train_result r;
+    j.moe_a2a_nccl = 1; /* one copy per token and expert */
     eval_ok (&m, &j, &hw, &l, &r);
     double T = 1024, row = 2048, nmb = 2, L = 2;
     double one = T * 2 * row * 7.0 / 8 / (450e9 * 0.8) + 2e-6 * 3;
@@ -103,6 +104,7 @@ static void test_a2a_volume (void **state)
     l.dp = 16;
     l.ep = 16;
     j.global_batch = 32;
+    j.moe_a2a_nccl = 0; /* flex: per node over the NIC (1 expert/GPU) */
     eval_ok (&m, &j, &hw, &l, &r);
     double nv = T * 2 * row * 15.0 / 16 / (450e9 * 0.8);
     double ib = T * row * 0.75 / (50e9 * 0.9);

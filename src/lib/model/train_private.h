@@ -121,5 +121,44 @@ int gp__offload_fit (const struct gp_train_model *m,
                      const struct gp_train_job *job,
                      const struct gp_train_hw *hw, struct gp_layout *l,
                      struct gp_train_mem *mem);
+/* MoE terms of the step time (train_moe.c; docs/model/training.md, "MoE:
+ * routing imbalance, overlap, expert GEMMs and host overhead").  No
+ * errors; all return seconds or counts >= 0.
+ * gp__moe_imbalance: the busiest EP rank's routed tokens over the mean
+ * (job->moe_imbalance, at least 1).
+ * gp__moe_expert_rows: the rows one expert's grouped-GEMM problem
+ * computes for 'tpe' tokens per expert on average: the busiest rank's
+ * count, padded to whole 128-row tiles.
+ * gp__moe_shared_hidden_s: the part of 'ep_left_s' (exposed all-to-all
+ * of one layer and micro-batch) hidden under the shared experts' GEMMs
+ * when job->moe_shared_overlap is set ('T' tokens per micro-batch).
+ * gp__moe_host_s: the host time of one MoE layer and micro-batch
+ * (forward, backward, recompute) the GPU waits for, given the layer's
+ * GPU time 'gpu_s': eager, the operators issued after the dispatcher's
+ * device-to-host synchronisation; with CUDA graphs, only what the host
+ * time exceeds the GPU time by.
+ * gp__train_gemm_s: train_time.c's time of one M x N x K GEMM.
+ */
+double gp__moe_imbalance (const struct gp_train_job *job);
+double gp__moe_expert_rows (const struct gp_train_job *job, double tpe);
+double gp__moe_shared_hidden_s (const struct gp_train_model *m,
+                                const struct gp_train_job *job,
+                                const struct gp_train_hw *hw,
+                                const struct gp_layout *l, double T,
+                                double ep_left_s);
+double gp__moe_host_s (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw,
+                       const struct gp_layout *l, double tpe, double gpu_s);
+double gp__train_gemm_s (const struct gp_train_hw *hw, double M, double N,
+                         double K);
+/* Bytes one GPU sends for one dispatch of 'Tm' routed tokens over 'ep'
+ * ranks that fill scale-up domains of 'g' GPUs ('N' domains): over
+ * NVLink ('*nv', direct and forwarded) and over the NIC ('*ib'), by the
+ * job's dispatcher (job->moe_a2a_nccl).
+ */
+void gp__moe_a2a_bytes (const struct gp_train_model *m,
+                        const struct gp_train_job *job, double Tm, double ep,
+                        double g, double N, double *nv, double *ib);
 
 #endif

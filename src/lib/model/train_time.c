@@ -67,6 +67,12 @@ static inline double grouped_gemm_s (const struct gp_train_hw *hw, double n,
     return n * (gemm_s (hw, M, N, K) - over) + over;
 }
 
+double gp__train_gemm_s (const struct gp_train_hw *hw, double M, double N,
+                         double K)
+{
+    return gemm_s (hw, M, N, K);
+}
+
 /* Ring all-reduce of 'bytes' over 'n' ranks at bus bandwidth 'bw':
  * 2(n-1)/n * bytes / bw + latency (ring or tree, whichever is smaller).
  */
@@ -263,6 +269,8 @@ static double gemm_fwd (const struct tctx *cx)
         double tpe = Tm * ep * m->moe_topk / m->moe_experts;
         if (tpe < 1)
             tpe = 1;
+        /* the busiest rank's count, in whole tiles (train_moe.c) */
+        tpe = gp__moe_expert_rows (job, tpe);
         gm = grouped_gemm_s (hw, local, tpe, fm * (m->mlp_mats - 1), h)
              + grouped_gemm_s (hw, local, tpe, h, fm);
         if (m->moe_shared > 0) {
@@ -387,17 +395,16 @@ static void comm_fwd (const struct tctx *cx, double attn_f, double *tp_out,
         double dom = hw->scale_up_domain > 1 ? hw->scale_up_domain : 1;
         double gi = ep < dom ? ep : dom;
         double N = ceil (ep / gi);
-        double row = h * 2, k = m->moe_topk;
-        double nv = Tm * k * row * (gi - 1) / ep, ib = 0;
-        if (N > 1) {
-            ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
-            nv += Tm * k * row * (ep - gi) / ep;
-        }
+        double nv, ib; /* by the dispatcher (train_moe.c) */
+        gp__moe_a2a_bytes (m, job, Tm, ep, gi, N, &nv, &ib);
         double t_nv = nv / (hw->scale_up_bw * e->scale_up);
         double t_ib = ib / (hw->scale_out_bw * e->scale_out / hw->oversub);
         double lat = 2e-6 * log2 (gi > 1 ? gi : 2)
                      + (N > 1 ? hw->scale_out_lat_s * log2 (N) : 0);
-        ep_f = moe_frac * 2.0 * ((t_nv > t_ib ? t_nv : t_ib) + lat);
+        /* the busiest rank (imbalance) sets the pace of the exchange */
+        ep_f = moe_frac * 2.0
+               * ((t_nv > t_ib ? t_nv : t_ib) * gp__moe_imbalance (job)
+                  + lat);
     }
     *tp_out = tp_f;
     *cp_out = cp_f;
@@ -411,6 +418,7 @@ struct layer_mb {
     double gemm_f, attn_f, attn_b, mem_f, tp_f, cp_f;
     double fwd, bwd, recomp;
     double ep_mb, ep_hid, layer_mb;
+    double host;                /* MoE host time (train_moe.c) */
 };
 
 /* ---------------------------- recomputation --------------------------- */
@@ -520,7 +528,21 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
         }
         ep_hid = f * (ep_mb < comp_mb ? ep_mb : comp_mb);
     }
+    /* MoE (train_moe.c): the all-to-all hidden under the shared
+     * experts, and the host time the GPU waits for
+     */
+    if (moe_frac > 0 && ep_mb > ep_hid)
+        ep_hid += moe_frac
+                  * gp__moe_shared_hidden_s (m, job, hw, l, T,
+                                             (ep_mb - ep_hid) / moe_frac);
     double layer_mb = comp_mb + ep_mb - ep_hid;
+    x->host = 0;
+    if (moe_frac > 0)
+        x->host = moe_frac
+                  * gp__moe_host_s (m, job, hw, l,
+                                    Tm * ep * m->moe_topk / m->moe_experts,
+                                    layer_mb);
+    layer_mb += x->host;
     x->fwd = fwd;
     x->bwd = bwd;
     x->recomp = recomp;
@@ -758,6 +780,7 @@ void gp_train_time (const struct gp_train_model *m,
     o->cp_comm_s = nmb * Ls * 3.0 * cp_f;
     o->ep_comm_s = nmb * Ls * (ep_mb - ep_hid);
     o->ep_hidden_s = nmb * Ls * ep_hid;
+    o->moe_host_s = nmb * Ls * x.host;
     o->pp_bubble_s = bubble;
     o->pp_p2p_s = p2p;
     o->dp_comm_s = dp_exposed;
@@ -765,6 +788,7 @@ void gp_train_time (const struct gp_train_model *m,
     o->step_s = nmb * stage_mb + bubble + p2p + dp_exposed + optim;
     o->overhead_s = o->step_s - (o->gemm_s + o->attn_s + o->mem_s
                                  + o->tp_comm_s + o->cp_comm_s + o->ep_comm_s
+                                 + o->moe_host_s
                                  + bubble + p2p + dp_exposed + optim);
     if (o->overhead_s < 0)
         o->overhead_s = 0;
@@ -786,7 +810,9 @@ void gp_train_time (const struct gp_train_model *m,
  *
  * Proof.  gp_train_time returns
  *   step = nmb * stage + bubble + p2p + dp_exposed + optim,
- *   stage = Ls * layer + logit,  layer = (fwd + bwd + recomp) + ep - hid.
+ *   stage = Ls * layer + logit,  layer = (fwd + bwd + recomp) + ep - hid
+ *   (+ the MoE host time, gp__moe_host_s, >= 0; hid stays <= ep with the
+ *   shared-expert overlap, gp__moe_shared_hidden_s).
  * fwd, bwd (layer_times), logit (logits_mb) and p2p (pipeline) do not
  * read l->recompute or l->sharding (mem_fwd sets recompute to none
  * itself), so the values below are the very doubles gp_train_time uses.

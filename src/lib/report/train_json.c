@@ -76,6 +76,8 @@ static json_t *step_json (const struct gp_train_time *t)
     /* CPU activation offload: present only when the layout offloads */
     if (t->offload_s > 0)
         json_object_set_new (st, "offload_s", json_real (t->offload_s));
+    if (t->moe_host_s > 0) /* MoE only */
+        json_object_set_new (st, "moe_host_s", json_real (t->moe_host_s));
     return st;
 }
 

@@ -54,6 +54,9 @@ static void shape (struct rbuf *b, const struct gp_train_accel_plan *p,
              t->step_s, t->gemm_s, t->attn_s, t->mem_s, t->tp_comm_s,
              t->cp_comm_s, t->ep_comm_s, t->pp_bubble_s, t->pp_p2p_s,
              t->dp_comm_s, t->optim_s);
+    if (t->moe_host_s > 0) /* MoE only: dense outputs unchanged */
+        gp_rb_printf (b, "    + MoE host time %.3f (CPU launches the GPU "
+                      "waits for)\n", t->moe_host_s);
     gp_rb_printf (b, "  %.0f tokens/s (%.1f per GPU), %.0f TFLOP/s per GPU, MFU "
                 "%.1f %%, HFU %.1f %%\n",
              t->tokens_per_s, t->tokens_per_s_per_gpu,

@@ -28,7 +28,8 @@ enum {
     C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED,
     C_MEASURE, C_MVALUE, C_FLOPCONV,
     C_TPOVL, /* optional: tp_comm_overlap (0/1) */
-    C_EVAL, C_METHOD, C_N
+    C_EVAL, C_METHOD,
+    C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_DISP, C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -40,6 +41,7 @@ static const char *const col_names[C_N] = {
     "measured_gpu_hours", "head_dim", "pp_schedule", "measure",
     "measured_value", "flop_convention",
     "tp_comm_overlap", "eval_tokens", "method",
+    "moe_imbalance", "moe_shared_overlap", "cuda_graphs", "moe_dispatcher",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -47,7 +49,8 @@ static int optional_col (int i)
 {
     return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
            || i == C_MVALUE || i == C_FLOPCONV || i == C_TPOVL
-           || i == C_EVAL || i == C_METHOD;
+           || i == C_EVAL || i == C_METHOD || i == C_MOE_IMB
+           || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP;
 }
 
 struct vrow {
@@ -273,6 +276,39 @@ static int row_arch (const struct vrow *r, const struct gp_zoo *zoo,
  * chooses it: the default sequence length, and the batch searched by
  * gp_train_search_batch (job->batch_free).  A malformed one is an error.
  */
+/* The MoE columns (docs/formats/train.md): routing imbalance, shared-
+ * expert overlap, CUDA graphs and the token dispatcher; blank =
+ * balanced, off, eager, flex (DeepEP/HybridEP).
+ */
+static int row_job_moe (const struct vrow *r, struct gp_train_job *job,
+                        struct gp_val_row *o)
+{
+    double v;
+    int k = num (r->f[C_MOE_IMB], &v);
+    if (k < 0 || (k == 1 && v < 1))
+        return unsup (o, "bad moe_imbalance '%s' (>= 1)", r->f[C_MOE_IMB]);
+    if (k == 1)
+        job->moe_imbalance = v;
+    int c[2] = {C_MOE_SHOV, C_GRAPHS};
+    int *dst[2] = {&job->moe_shared_overlap, &job->cuda_graphs};
+    for (int i = 0; i < 2; i++) {
+        k = num (r->f[c[i]], &v);
+        if (k < 0 || (k == 1 && v != 0 && v != 1))
+            return unsup (o, "bad %s (0 or 1)", col_names[c[i]]);
+        if (k == 1)
+            *dst[i] = (int)v;
+    }
+    static const char *const disp[] = {"flex", "alltoall"};
+    if (r->f[C_DISP][0]) {
+        int d = enum_of (r->f[C_DISP], disp, 2);
+        if (d < 0)
+            return unsup (o, "unknown moe_dispatcher '%s' (flex, alltoall)",
+                          r->f[C_DISP]);
+        job->moe_a2a_nccl = d == 1;
+    }
+    return 0;
+}
+
 static int row_job (const struct vrow *r, struct gp_train_job *job,
                     struct gp_val_row *o)
 {
@@ -317,7 +353,7 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
     if (!strncasecmp (r->f[C_GPU], "A100", 4)
         && (!r->f[C_PREC][0] || job->precision == GP_PREC_FP16))
         job->flash_attn = 0;
-    return 0;
+    return row_job_moe (r, job, o);
 }
 
 /* The row's fixed layout fields; blank ones stay free. */
@@ -542,6 +578,7 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
         return;
     o->unfused_attn = !job.flash_attn;
     o->fp8 = job.precision == GP_PREC_FP8 || job.precision >= GP_PREC_MXFP8;
+    o->moe = m.moe_experts > 0;
     if (fix.tp > 0 && fix.pp > 0 && fix.dp > 0
         && fix.tp * fix.pp * fix.dp * (fix.cp > 0 ? fix.cp : 1) != o->n_gpus) {
         unsup (o, "tp*pp*dp*cp differs from num_gpus%s", "");

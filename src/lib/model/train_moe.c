@@ -1,0 +1,169 @@
+/* train_moe.c - the MoE terms of the training step time that are not
+ * plain GEMM or link physics: routing imbalance across EP ranks, the
+ * tile padding of the grouped expert GEMMs, the all-to-all hidden under
+ * shared-expert compute, and the host (CPU) time of eager MoE layers with
+ * and without CUDA graphs.  train_time.c calls these; every formula and
+ * constant is in docs/model/training.md ("MoE: routing imbalance,
+ * overlap, expert GEMMs and host overhead").
+ */
+#include <math.h>
+
+#include "gpuplan/train.h"
+#include "train_private.h"
+
+/* Rows of one CTA tile of a grouped GEMM: each expert's problem computes
+ * whole tiles, so its M is padded to a multiple of this (CUTLASS and
+ * cuBLAS Hopper/Blackwell GEMMs tile M by 128; NVIDIA "Matrix
+ * Multiplication Background User's Guide", tile quantization).
+ */
+#define MOE_TILE_M 128.0
+/* Host time of one eager PyTorch operator, from the Python call to the
+ * kernel on the stream (Megatron-Bridge "CUDA Graphs" guide: 5-50 us per
+ * launch depending on the operation and PyTorch dispatch; 20 us taken).
+ */
+#define HOST_OP_S 20e-6
+/* Operators a MoE layer's forward issues beyond its GEMMs, attention and
+ * collectives (router softmax/top-k, auxiliary loss, token counts,
+ * permute/unpermute, dispatcher preprocessing); the same count as the
+ * GPU-side MOE_KERNELS of train_time.c.
+ */
+#define MOE_HOST_OPS 20
+/* Memory-bound kernels of a transformer layer's forward (train_time.c
+ * mem_fwd: 10 launches).
+ */
+#define LAYER_MEM_OPS 10
+/* Operators the dropless dispatcher issues after its device-to-host
+ * synchronisation, besides the expert GEMMs: permute, all-to-all, sort by
+ * local expert, and after the experts the reverse sort, all-to-all and
+ * unpermute, with the split bookkeeping (Megatron-Core
+ * MoEAlltoAllTokenDispatcher: token_permutation, token_unpermutation).
+ */
+#define MOE_POST_SYNC_OPS 8
+
+double gp__moe_imbalance (const struct gp_train_job *job)
+{
+    return job->moe_imbalance > 1 ? job->moe_imbalance : 1;
+}
+
+double gp__moe_expert_rows (const struct gp_train_job *job, double tpe)
+{
+    double rows = tpe * gp__moe_imbalance (job);
+    if (rows < 1)
+        rows = 1;
+    return ceil (rows / MOE_TILE_M) * MOE_TILE_M;
+}
+
+double gp__moe_shared_hidden_s (const struct gp_train_model *m,
+                                const struct gp_train_job *job,
+                                const struct gp_train_hw *hw,
+                                const struct gp_layout *l, double T,
+                                double ep_left_s)
+{
+    if (!job->moe_shared_overlap || m->moe_shared <= 0 || ep_left_s <= 0)
+        return 0;
+    double fs = (double)m->moe_ffn_hidden * m->moe_shared / l->tp;
+    double h = m->hidden;
+    double fwd = gp__train_gemm_s (hw, T, fs * (m->mlp_mats - 1), h)
+                 + gp__train_gemm_s (hw, T, h, fs);
+    /* forward + backward (2x) + a full recompute's forward */
+    double win = fwd * (3.0 + (l->recompute == GP_RECOMP_FULL));
+    return win < ep_left_s ? win : ep_left_s;
+}
+
+/* Operators and host-exposed seconds of one MoE layer's forward for one
+ * micro-batch: '*ops' every operator the host issues (captured ones
+ * excluded), '*sync_s' what the GPU waits for after the dropless
+ * dispatcher's device-to-host synchronisation (eager only): each
+ * operator issued after it costs max(0, host - its GPU time).
+ */
+static void host_fwd (const struct gp_train_model *m,
+                      const struct gp_train_job *job,
+                      const struct gp_train_hw *hw,
+                      const struct gp_layout *l, double tpe, double *ops,
+                      double *sync_s)
+{
+    double c = HOST_OP_S, k = hw->eff.kernel_s;
+    double cast = hw->fp8 ? 1 : 0;
+    double local = (double)m->moe_experts / l->ep;
+    double h = m->hidden, fm = m->moe_ffn_hidden;
+    double rows = gp__moe_expert_rows (job, tpe);
+    /* per local expert: fc1 and fc2, each one GEMM launch (Transformer
+     * Engine GroupedLinear issues one GEMM per expert) plus its FP8 cast
+     */
+    double g1 = gp__train_gemm_s (hw, rows, fm * (m->mlp_mats - 1), h);
+    double g2 = gp__train_gemm_s (hw, rows, h, fm);
+    double per_op = c * (1 + cast);
+    double ex = (per_op > g1 ? per_op - g1 : 0) + (per_op > g2 ? per_op - g2 : 0);
+    double small = c > k ? c - k : 0;
+    /* the layer's other operators: memory-bound kernels, attention core,
+     * attention GEMMs (MLA: 5), router, shared experts, TP and EP
+     * collectives
+     */
+    double gemms = (m->mla ? 5 : 2) + 1 + (m->moe_shared > 0 ? 2 : 0);
+    double n = LAYER_MEM_OPS + 1 + gemms * (1 + cast)
+               + (l->tp > 1 ? 2 : 0) + (l->ep > 1 ? 2 : 0)
+               + local * 2 * (1 + cast);
+    double s = local * ex + MOE_POST_SYNC_OPS * small;
+    if (!job->cuda_graphs)
+        n += MOE_HOST_OPS;
+    *ops = n;
+    *sync_s = job->cuda_graphs ? 0 : s;
+}
+
+double gp__moe_host_s (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw,
+                       const struct gp_layout *l, double tpe, double gpu_s)
+{
+    if (m->moe_experts <= 0 || l->ep < 1)
+        return 0;
+    double ops, sync_s;
+    host_fwd (m, job, hw, l, tpe, &ops, &sync_s);
+    /* backward issues about twice the forward's operators (dgrad and
+     * wgrad per GEMM); a full recompute repeats the forward.  Only the
+     * forward (and its recomputation) synchronises: the backward reuses
+     * the split sizes already on the host.
+     */
+    double fwds = 1.0 + (l->recompute == GP_RECOMP_FULL);
+    double host = (fwds + 2.0) * ops * HOST_OP_S;
+    double bound = host > gpu_s ? host - gpu_s : 0;
+    double sync = fwds * sync_s;
+    return sync > bound ? sync : bound;
+}
+
+/* Probability that one EP rank hosts at least one of a token's top_k
+ * experts, experts spread evenly (E/ep per rank) and chosen uniformly
+ * (forced balance): 1 - C(E - E/ep, k) / C(E, k).
+ */
+static double rank_hit (const struct gp_train_model *m, double ep)
+{
+    double E = m->moe_experts, k = m->moe_topk, per = E / ep, miss = 1;
+    for (int i = 0; i < k; i++)
+        miss *= (E - per - i) > 0 ? (E - per - i) / (E - i) : 0;
+    return 1 - miss;
+}
+
+void gp__moe_a2a_bytes (const struct gp_train_model *m,
+                        const struct gp_train_job *job, double Tm, double ep,
+                        double g, double N, double *nv, double *ib)
+{
+    double row = (double)m->hidden * 2, k = m->moe_topk;
+    if (job->moe_a2a_nccl) {
+        /* one copy per token and expert: to the g - 1 other GPUs of the
+         * domain over NVLink, to the ep - g remote ones over the NIC
+         */
+        *nv = Tm * k * row * (g - 1) / ep;
+        *ib = Tm * k * row * (ep - g) / ep;
+        return;
+    }
+    /* DeepEP / HybridEP: one copy per destination GPU hit, and across
+     * domains one per remote domain hit, forwarded over NVLink there
+     */
+    double p = rank_hit (m, ep);
+    *nv = Tm * row * p * (g - 1);
+    *ib = 0;
+    if (N > 1) {
+        *ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
+        *nv += Tm * row * p * (ep - g);
+    }
+}
