@@ -5,8 +5,10 @@
  * Every chart is an <svg data-chart="..."> whose marks carry the class
  * 'mark', and a figure caption that names the formula, the assumptions and
  * the catalog sources behind it.  A short inline script records, after
- * layout, how many marks each chart drew and its size in the body's
- * data-render-check attribute; the browser test reads it.
+ * layout, how many marks each chart drew, its size, its visible x and
+ * y tick labels, its legend entries and their distinct colours in the
+ * body's data-render-check attribute, and the first section's heading in
+ * data-first-section; the browser test reads them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -578,11 +580,25 @@ static void render_check (struct rbuf *b)
         "      if (bb.width > 0 || bb.height > 0) drawn++;\n"
         "    }\n"
         "    var r = s.getBoundingClientRect();\n"
+        "    var shown = function (sel) {\n"
+        "      var e = s.querySelectorAll(sel), n = 0;\n"
+        "      for (var k = 0; k < e.length; k++)\n"
+        "        if (e[k].getBBox().width > 0 && e[k].textContent) n++;\n"
+        "      return n;\n"
+        "    };\n"
+        "    var lg = s.querySelectorAll('g.legend rect'), cols = {};\n"
+        "    for (var k = 0; k < lg.length; k++)\n"
+        "      cols[lg[k].getAttribute('fill')] = 1;\n"
         "    out.push(s.getAttribute('data-chart') + ':' + drawn + "
-        "':' + Math.round(r.width) + 'x' + Math.round(r.height));\n"
+        "':' + Math.round(r.width) + 'x' + Math.round(r.height) + "
+        "':' + shown('.xtick') + ':' + shown('.ytick') + ':' + lg.length + "
+        "':' + Object.keys(cols).length);\n"
         "  }\n"
         "  document.body.setAttribute('data-render-check', "
         "out.join(' '));\n"
+        "  var h2 = document.querySelector('h2');\n"
+        "  document.body.setAttribute('data-first-section', "
+        "h2 ? h2.textContent : '');\n"
         "})();\n</script>\n</body></html>\n");
 }
 
