@@ -345,7 +345,7 @@ static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
     int row_h = 26;
     int ya = T + (int)r->n_sens * row_h;   /* the value axis */
     int h = ya + 60;
-    int left = 200, mid = (left + W - R) / 2;
+    int left = 250, mid = (left + W - R) / 2; /* room for long row names */
     gp_rb_printf (b, "<figure><svg data-chart=\"sensitivity\" width=\"%d\" "
                      "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
                   W, h, W, h);
