@@ -914,9 +914,8 @@ struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
  * recommendation, TCO ranks, sensitivity rows, shortfalls, price
  * warnings, capacity caps, queueing and quota flags, the recommended
  * option's first deadline training run): gp_plan_run calls it; call it
- * again after changing a result.  'deadline_days' of the curve is read
- * from the run's planned run_days when 'spec' is NULL.  NULL 'r' is a
- * no-op.
+ * again after changing a result.  'spec' (may be NULL) gives the curve's
+ * deadline_days (0 without it).  NULL 'r' is a no-op.
  */
 void gp_plan_summarize (struct gp_plan_result *r,
                         const struct gp_plan_spec *spec);

@@ -162,7 +162,7 @@ static void network_need_note (struct rout *out,
                        "step on the given fabric / step on an unlimited "
                        "one - 1; CHECK is SHORT when the need is above what "
                        "is given.",
-                  line.failed || !line.buf ? "-" : line.buf);
+                  line.failed || !line.buf ? "(none)" : line.buf);
     if (line.failed)
         out->b->failed = 1;
     free (line.buf);
