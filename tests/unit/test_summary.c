@@ -272,6 +272,47 @@ static void test_train_fixed_curve (void **state)
     gp_train_plan_result_destroy (t);
 }
 
+/* A sampled plan (r->ranges, filled by the sampler): the summary's cost
+ * range is the recommended option's P10 / P50 / P90 and its win share,
+ * not the sensitivity span.
+ */
+static void test_summary_sampled_range (void **state)
+{
+    (void)state;
+    struct gp_plan_result *r =
+        run_file (GP_SOURCE_DIR "/tests/cli/specs/plan-small.yaml");
+    assert_true (r->recommended >= 0);
+    r->ranges = calloc (1, sizeof *r->ranges);
+    assert_non_null (r->ranges);
+    r->ranges->options = calloc (r->n_options, sizeof *r->ranges->options);
+    assert_non_null (r->ranges->options);
+    r->ranges->n_samples = 20;
+    r->ranges->win_share = 0.85;
+    struct gp_plan_option_range *x = &r->ranges->options[r->recommended];
+    x->n_ok = 20;
+    x->tco_usd.p10 = 250e3;
+    x->tco_usd.p50 = 300e3;
+    x->tco_usd.p90 = 410e3;
+    gp_error_t err = {0};
+    char *txt = gp_report_render (r, GP_REPORT_TEXT, &err);
+    assert_non_null (txt);
+    assert_non_null (strstr (txt, "cost range P10 / P50 / P90: $250k / "
+                                  "$300k / $410k over 20 samples; cheapest "
+                                  "in 85% of them"));
+    free (txt);
+    json_t *j = gp_report_json (r);
+    json_t *g = json_object_get (json_object_get (j, "summary"),
+                                 "tco_range");
+    assert_string_equal (json_string_value (json_object_get (g, "basis")),
+                         "samples");
+    assert_true (num (g, "low_usd") == 250e3);
+    assert_true (num (g, "p50_usd") == 300e3);
+    assert_true (num (g, "high_usd") == 410e3);
+    assert_true (num (g, "win_share") == 0.85);
+    json_decref (j);
+    gp_plan_result_destroy (r);
+}
+
 static int setup (void **state)
 {
     (void)state;
@@ -293,6 +334,7 @@ int main (void)
         cmocka_unit_test (test_summary_first),
         cmocka_unit_test (test_plan_curve),
         cmocka_unit_test (test_train_fixed_curve),
+        cmocka_unit_test (test_summary_sampled_range),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }
