@@ -73,16 +73,24 @@ void gp_report_availability (struct rout *out,
     if (!any_av)
         return;
     gp_rout_heading (out, "Availability (constraints.min_availability)");
+    const char *h[] = {"OPTION", "SPARE NODES", "NODE DOWN", "P(ALL UP)"};
+    gp_rout_table (out, h, 4);
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (!(o->availability > 0))
             continue;
-        gp_rout_item (out, 0, "%s: %lld spare nodes (N + %lld); a node is "
-                              "down %.3f%% of the time; P(every node the "
-                              "demand needs is up) = %.5f",
-                      o->name, o->spare_nodes, o->spare_nodes,
-                      100 * o->node_down_share, o->availability);
+        char x[3][32];
+        snprintf (x[0], 32, "N + %lld", o->spare_nodes);
+        snprintf (x[1], 32, "%.3f%%", 100 * o->node_down_share);
+        snprintf (x[2], 32, "%.5f", o->availability);
+        const char *row[] = {o->name, x[0], x[1], x[2]};
+        gp_rout_row (out, row);
     }
+    gp_rout_table_end (out);
+    gp_rout_note (out, "SPARE NODES: added for N + k (included in the GPU "
+                       "and node counts); NODE DOWN: share of the time one "
+                       "node is down; P(ALL UP): probability that every "
+                       "node the demand needs is up.");
 }
 
 /* "a/b/c" of three counts, or "-" off-prem. */
