@@ -440,6 +440,18 @@ const char *gp_plan_infeasible_str (enum gp_plan_infeasible w);
 char *gp_plan_rules_text (const struct gp_plan_rules *r,
                           const char *pricing_model, char *buf, size_t n);
 
+/* One point of a training run's GPUs-vs-days curve (the deadline
+ * sizing's curve, gp_train_size_deadline, kept small for the plan): the
+ * run's wall-clock days on 'gpus' GPUs with the fastest batch and layout
+ * the planner found at that count.
+ */
+#define GP_PLAN_CURVE_MAX 16
+struct gp_plan_curve_pt {
+    long long gpus;
+    double days;                /* wall-clock days, goodput included */
+    double mfu;                 /* 0..1 */
+};
+
 /* What the planners chose for one workload on one option
  * (gp_plan_option.wl[i], i = the workload's index in the spec): the
  * layout that job manifests and serving objects are written from
@@ -472,7 +484,13 @@ struct gp_plan_wl_plan {
     double replica_rps;         /* requests/s one replica carries at the
                                  * planned headroom */
     int max_num_seqs;           /* the replica's planned concurrent
-                                 * sequences */
+                                 * sequences */    /* training with a deadline: the sizing's GPUs-vs-days curve, counts
+     * ascending and days not increasing (sizes not faster than a smaller
+     * one dropped), at most GP_PLAN_CURVE_MAX points with the planned
+     * count always among them; n_curve 0 otherwise
+     */
+    size_t n_curve;
+    struct gp_plan_curve_pt curve[GP_PLAN_CURVE_MAX];
 };
 
 struct gp_plan_option {
@@ -777,6 +795,94 @@ int gp_plan_sample (const struct gp_plan_spec *spec,
                     const struct gp_catalog *cat, struct gp_plan_result *r,
                     size_t n, unsigned long long seed, gp_error_t *err);
 
+/* The executive summary's derived values (gp_plan_summarize;
+ * docs/formats/plan.md, "summary"): the renderers show them, they
+ * compute nothing.
+ */
+enum gp_plan_risk_kind {
+    GP_RISK_SHORTFALL,          /* 'shortfall' of the recommended option */
+    GP_RISK_PRICE,              /* an option's price_warning */
+    GP_RISK_CAPACITY_UNCAPPED,  /* cloud, no published obtainable capacity */
+    GP_RISK_CAPACITY_CAPPED,    /* cloud, sized at its max_gpus cap */
+    GP_RISK_QUEUE,              /* the option's queueing flag */
+    GP_RISK_QUOTA,              /* quota_short: a team's largest job runs
+                                 * only on borrowed quota */
+    GP_RISK_SENS_FLIP,          /* sensitivity row 'sens' moves the pick */
+};
+
+enum gp_plan_decision_kind {
+    GP_DECIDE_COMMIT,           /* cloud: the pricing commitment (term,
+                                 * committed share) */
+    GP_DECIDE_BUY,              /* on-prem: the purchase and its delivery
+                                 * date (delivery_lead_time_months) */
+    GP_DECIDE_FABRIC,           /* on-prem: SHARP-capable switches, worth
+                                 * at most sharp_breakeven_usd_per_switch */
+    GP_DECIDE_CONFIRM_PRICE,    /* confirm a flagged/undated price */
+    GP_DECIDE_CONFIRM_CAPACITY, /* confirm obtainable cloud capacity */
+    GP_DECIDE_QUOTAS,           /* quotas vs the teams' largest jobs */
+    GP_DECIDE_SHORTFALL,        /* accept or fix the recommended option's
+                                 * shortfalls */
+};
+
+#define GP_PLAN_MAX_RISKS 8
+#define GP_PLAN_MAX_DECISIONS 8
+
+struct gp_plan_risk {
+    enum gp_plan_risk_kind kind;
+    int option;                 /* index in options */
+    enum gp_plan_shortfall shortfall;   /* GP_RISK_SHORTFALL */
+    int sens;                   /* GP_RISK_SENS_FLIP: index in sens */
+    int high;                   /* GP_RISK_SENS_FLIP: at the high factor */
+};
+
+struct gp_plan_decision {
+    enum gp_plan_decision_kind kind;
+    int option;                 /* index in options */
+};
+
+struct gp_plan_summary {
+    int recommended;            /* as gp_plan_result.recommended */
+    double tco_usd;             /* the recommended option's TCO */
+    /* The TCO range without samples: the lowest and highest TCO of the
+     * recommended option over the base and every sensitivity row that
+     * ran (0s when none ran); gp_plan_result.ranges gives P10/P90 when
+     * the plan was sampled.
+     */
+    double tco_low_usd, tco_high_usd;
+    /* The runner-up: the cheapest fully costed, feasible option after
+     * the recommended one (TCO rank 2), or -1.  What makes it win:
+     * its TCO must fall by runner_gap_usd (runner_cut_share of its
+     * TCO), or the sensitivity row runner_sens (at its high factor when
+     * runner_sens_high, else low; -1 = none) picks it, or it must fix
+     * its shortfalls (its gp_plan_option.shortfalls).
+     */
+    int runner_up;
+    double runner_tco_usd;
+    double runner_gap_usd;
+    double runner_cut_share;
+    int runner_sens;
+    int runner_sens_high;
+    struct gp_plan_risk risks[GP_PLAN_MAX_RISKS];   /* most severe first */
+    size_t n_risks;
+    struct gp_plan_decision decisions[GP_PLAN_MAX_DECISIONS];
+    size_t n_decisions;
+};
+
+/* The GPUs-vs-days curve of the recommended option's main (first)
+ * training run with a deadline (gp_plan_wl_plan.curve); n 0 when there
+ * is none.
+ */
+struct gp_plan_curve {
+    int option;                 /* index in options, -1 = none */
+    int workload;               /* index in the spec's workloads */
+    char name[GP_PLAN_NAME];    /* the workload's name */
+    long long planned_gpus;     /* the run's planned GPUs (wl[].gpus) */
+    double planned_days;        /* its run_days */
+    double deadline_days;       /* the workload's deadline */
+    size_t n;
+    struct gp_plan_curve_pt pt[GP_PLAN_CURVE_MAX];
+};
+
 struct gp_plan_result {
     char name[GP_PLAN_NAME];
     double horizon_years;
@@ -809,6 +915,11 @@ struct gp_plan_result {
      * on this result.  Owned by the result.
      */
     struct gp_plan_ranges *ranges;
+    /* The executive summary and the main run's curve
+     * (gp_plan_summarize).
+     */
+    struct gp_plan_summary summary;
+    struct gp_plan_curve curve;
 };
 
 /* Build every option of 'spec', cost it, check the constraints, pick the
@@ -825,6 +936,16 @@ struct gp_plan_result {
 struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
                                     const struct gp_catalog *cat,
                                     gp_error_t *err);
+/* Fill r->summary and r->curve from the result's typed fields (the
+ * recommendation, TCO ranks, sensitivity rows, shortfalls, price
+ * warnings, capacity caps, queueing and quota flags, the recommended
+ * option's first deadline training run): gp_plan_run calls it; call it
+ * again after changing a result.  'spec' (may be NULL) gives the curve's
+ * deadline_days (0 without it).  NULL 'r' is a no-op.
+ */
+void gp_plan_summarize (struct gp_plan_result *r,
+                        const struct gp_plan_spec *spec);
+
 /* Replicas of service 'wi' in each hour of the day in month 'month'
  * (0-based; the horizon's months) on option 'o': the month's rate
  * (requests_per_s grown by growth_per_quarter, the rule the plan's

@@ -50,8 +50,10 @@ char *gp_report_render (const struct gp_plan_result *r,
                         enum gp_report_format f,
                         gp_error_t *err);
 
-/* A short summary (recommendation and one line per option) for terminals,
- * e.g. after writing the full report to a file.  Returns a string the
+/* A short summary for terminals, e.g. after writing the full report to a
+ * file: one line per option, then the report's executive summary (the
+ * recommendation and its cost range, the runner-up, the top risks and
+ * the decisions to take).  Returns a string the
  * caller frees, or NULL with 'err' set (GP_EINVAL, GP_ENOMEM).
  */
 char *gp_report_summary (const struct gp_plan_result *r, gp_error_t *err);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Browser test: render the HTML capacity-plan report in headless Chromium
-and check that every chart was drawn.
+and check that the executive summary comes first and that every chart was
+drawn with labelled axis ticks and a legend in distinct colours.
 
     check_report.py GPUPLAN PLAN.yaml
 
@@ -8,9 +9,13 @@ Writes the report to a temporary file, loads it with
 'chromium --headless --dump-dom' (the DOM after the page's scripts ran),
 and reads the body's data-render-check attribute, which the report's
 inline script fills after layout with, per chart, the number of marks
-whose bounding box is not empty and the chart's rendered size.  Every
-chart must have drawn marks and a non-empty size; the page must load no
-external resource.  Exits 77 (ctest SKIP_RETURN_CODE) when no Chromium is
+whose bounding box is not empty, the chart's rendered size, its visible
+x and y tick labels, its legend entries and their distinct colours, and
+data-first-section, the first <h2> heading.  Every chart must have drawn
+marks, a non-empty size, at least 3 visible tick labels (x and y on the
+charts over a numeric x axis), at least 2 legend entries, one colour per
+entry; the first section must be the executive summary; the page must
+load no external resource.  Exits 77 (ctest SKIP_RETURN_CODE) when no Chromium is
 installed.
 """
 import os
@@ -20,7 +25,10 @@ import subprocess
 import sys
 import tempfile
 
-CHARTS = ("cost-over-time", "cost-breakdown", "utilization", "sensitivity")
+CHARTS = ("cost-over-time", "cost-breakdown", "utilization", "sensitivity",
+          "gpus-vs-days")
+# charts with a numeric x axis and a y axis: both carry tick labels
+XY_CHARTS = ("cost-over-time", "utilization", "gpus-vs-days")
 
 
 def find_browser():
@@ -73,23 +81,37 @@ def main():
             return 1
         seen = {}
         for item in m.group(1).split():
-            name, marks, size = item.split(":")
+            name, marks, size, xt, yt, lg, cols = item.split(":")
             w, h = (int(v) for v in size.split("x"))
-            seen[name] = (int(marks), w, h)
+            seen[name] = (int(marks), w, h, int(xt), int(yt), int(lg),
+                          int(cols))
         bad = 0
+        first = re.search(r'data-first-section="([^"]*)"', b.stdout)
+        print("first section:", first.group(1) if first else None)
+        if not first or first.group(1) != "Executive summary":
+            print("FAIL: the executive summary is not the first section")
+            bad = 1
         for c in CHARTS:
             if c not in seen:
                 print("FAIL: chart", c, "missing")
                 bad = 1
                 continue
-            marks, w, h = seen[c]
-            print(f"chart {c}: {marks} marks drawn, {w}x{h} px")
+            marks, w, h, xt, yt, lg, cols = seen[c]
+            print(f"chart {c}: {marks} marks drawn, {w}x{h} px, "
+                  f"{xt} x and {yt} y tick labels, {lg} legend entries "
+                  f"in {cols} colours")
             if marks < 1 or w < 100 or h < 50:
                 print("FAIL: chart", c, "not drawn")
                 bad = 1
+            if xt + yt < 3 or (c in XY_CHARTS and (xt < 2 or yt < 2)):
+                print("FAIL: chart", c, "lacks tick labels")
+                bad = 1
+            if lg < 2 or cols != lg:
+                print("FAIL: chart", c, "lacks a legend in distinct colours")
+                bad = 1
         if bad:
             return 1
-    print("ok: all charts drawn")
+    print("ok: summary first, all charts drawn with ticks and legends")
     return 0
 
 

@@ -234,6 +234,27 @@ static void size_one (const struct gp_train_plan_result *r,
     }
 }
 
+/* A fixed GPU count with tokens: the GPUs-vs-days curve around it, from
+ * the deadline sizing at the run's own days (its answer is at most the
+ * given count; the ladder goes on to twice it).  The same layout
+ * searches as `--days`, a few milliseconds per accelerator.
+ */
+static void fixed_curve (const struct gp_train_plan_result *r,
+                         const struct gp_train_request *rq,
+                         const struct gp_search_fix *fix,
+                         struct gp_train_accel_plan *p)
+{
+    if (rq->gpus <= 0 || r->job.tokens <= 0 || !(p->days > 0))
+        return;
+    struct gp_train_size sz;
+    struct gp_train_result top[1];
+    gp_train_size_deadline (&r->model, &r->job, &p->hw, fix, rq->rel,
+                            p->days * (1 + 1e-9), GP_TRAIN_MAX_GPUS, top, 1,
+                            &sz);
+    p->n_curve = sz.n_curve;
+    memcpy (p->curve, sz.curve, sz.n_curve * sizeof *p->curve);
+}
+
 /* Reliability, time, GPU-hours, energy and cost of a feasible plan. */
 static void derive (const struct gp_train_plan_result *r,
                     const struct gp_train_request *rq,
@@ -322,6 +343,7 @@ static int plan_accel (const struct gp_catalog *cat,
     p->feasible = 1;
     p->why = GP_TRAIN_FEASIBLE;
     derive (r, rq, p);
+    fixed_curve (r, rq, fix, p);
     struct gp_train_job job = r->job;
     job.global_batch = p->global_batch;
     gp_train_neighbours (&r->model, &job, &p->hw, &p->top[0], p->alt,

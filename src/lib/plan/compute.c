@@ -266,6 +266,48 @@ static void record_train_layout (struct plan_sizing *z, size_t wi,
     p->ckpt_interval_s = interval_s;
 }
 
+/* The run's GPUs-vs-days curve for the plan (gp_plan_wl_plan.curve):
+ * the sizing's sizes on the curve (not slower than a smaller one) from
+ * an eighth of the answer 'n' up, as `gpuplan train` shows them, thinned
+ * evenly to GP_PLAN_CURVE_MAX points that keep the first, the answer and
+ * the last.
+ */
+static void record_curve (struct gp_plan_wl_plan *p,
+                          const struct gp_train_size *sz, int n)
+{
+    size_t idx[GP_TRAIN_CURVE_MAX], m = 0, ans = 0;
+    for (size_t i = 0; i < sz->n_curve; i++) {
+        const struct gp_train_curve_pt *c = &sz->curve[i];
+        if (c->slower_than || (long long)c->gpus * 8 < n || c->days <= 0)
+            continue;
+        if (c->gpus == n)
+            ans = m;
+        idx[m++] = i;
+    }
+    /* m > GP_PLAN_CURVE_MAX: the points at even steps from the first
+     * to the last, the one nearest the answer replaced by the answer
+     */
+    size_t pick[GP_PLAN_CURVE_MAX], np = m < GP_PLAN_CURVE_MAX
+                                             ? m
+                                             : GP_PLAN_CURVE_MAX;
+    for (size_t j = 0; j < np; j++)
+        pick[j] = np < m ? (j * (m - 1) + (np - 1) / 2) / (np - 1) : j;
+    size_t near = 0;
+    for (size_t j = 1; j < np; j++)
+        if ((pick[j] > ans ? pick[j] - ans : ans - pick[j])
+            < (pick[near] > ans ? pick[near] - ans : ans - pick[near]))
+            near = j;
+    if (m)
+        pick[near] = ans;
+    p->n_curve = np;
+    for (size_t j = 0; j < np; j++) {
+        const struct gp_train_curve_pt *c = &sz->curve[idx[pick[j]]];
+        p->curve[j].gpus = c->gpus;
+        p->curve[j].days = c->days;
+        p->curve[j].mfu = c->mfu;
+    }
+}
+
 /* A training run with a deadline: the fewest whole nodes that finish
  * it in time, by the training planner's deadline sizing (the same call
  * as `gpuplan train --days`), with the plan's reliability assumptions.
@@ -312,6 +354,7 @@ static int size_deadline (struct gp_plan_spec *s, struct plan_memo *memo,
         record_need (s, z, wi, m, &jb, hw, &tr);
         record_train_layout (z, wi, &tr, job, sz.global_batch, sec,
                              sz.rel.interval_s);
+        record_curve (&z->wl[wi], &sz, n);
         z->job_gpus[wi] = n;
         z->job_s[wi] = sec;
         add_busy (z->demand, z->n_periods, w->start_month, sec / MONTH_S, n);

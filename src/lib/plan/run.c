@@ -253,6 +253,7 @@ struct gp_plan_result *gp_plan_run (const struct gp_plan_spec *spec,
     for (size_t i = 0; i < c.s->n_assume; i++)
         if (c.s->assume[i].used || c.s->assume[i].overridden)
             r->assume[r->n_assume++] = c.s->assume[i];
+    gp_plan_summarize (r, spec);
     ctx_fini (&c);
     return r;
 fail:

@@ -624,6 +624,7 @@ int gp_plan_sample (const struct gp_plan_spec *spec,
     r->ranges = rg;
     rg = NULL;
     gp__plan_sens_from_samples (r, rows, n_rows);
+    gp_plan_summarize (r, spec);    /* its sensitivity rows changed */
 done:
     if (rg)
         free (rg->options);

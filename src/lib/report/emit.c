@@ -12,7 +12,7 @@
 #include "report_private.h"
 
 #define TBL_COLS 12
-#define TBL_CELL 64
+#define TBL_CELL 96
 
 /* A text or Markdown table: cells are kept until the end to align the
  * columns (each cell at most TBL_CELL - 1 characters).
@@ -40,6 +40,11 @@ static void close_list (struct rout *o)
     if (o->fmt == ROUT_HTML && o->in_list)
         gp_rb_printf (o->b, "</ul>\n");
     o->in_list = 0;
+}
+
+void gp_rout_end_list (struct rout *o)
+{
+    close_list (o);
 }
 
 void gp_rout_fini (struct rout *o)
@@ -139,6 +144,9 @@ void gp_rout_table_end (struct rout *o)
                               c + 1 == t->n_cols ? 0 : (int)w[c],
                               t->cell[r][c]);
         }
+        /* empty cells at the end of a text row leave no trailing blanks */
+        while (!md && !b->failed && b->len > 0 && b->buf[b->len - 1] == ' ')
+            b->buf[--b->len] = '\0';
         gp_rb_printf (b, md ? "|\n" : "\n");
         if (md && r == 0) {
             for (size_t c = 0; c < t->n_cols; c++)

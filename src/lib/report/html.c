@@ -5,8 +5,10 @@
  * Every chart is an <svg data-chart="..."> whose marks carry the class
  * 'mark', and a figure caption that names the formula, the assumptions and
  * the catalog sources behind it.  A short inline script records, after
- * layout, how many marks each chart drew and its size in the body's
- * data-render-check attribute; the browser test reads it.
+ * layout, how many marks each chart drew, its size, its visible x and
+ * y tick labels, its legend entries and their distinct colours in the
+ * body's data-render-check attribute, and the first section's heading in
+ * data-first-section; the browser test reads them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,11 +17,22 @@
 
 #include "report_private.h"
 
+/* Twenty distinct colours (Tableau 10 and its light variants, light
+ * ones second): one per series up to twenty; past that a series is
+ * also dashed (series_dash).
+ */
 static const char *const palette[] = {
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
+    "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
 };
-#define N_PALETTE 10
+#define N_PALETTE 20
+
+static const char *series_dash (int k)
+{
+    return k < N_PALETTE ? "none" : "6 3";
+}
 
 static int costed (const struct gp_plan_option *o)
 {
@@ -44,12 +57,28 @@ static double nice_max (double v)
 #define T 20
 #define B 40
 
+/* A tick label of 'v' ('money': USD; else a number). */
+static void tick_text (double v, int money, double vmax, char *u, size_t n)
+{
+    if (money)
+        gp_fmt_usd (v, u, n);
+    else if (vmax >= 10)
+        snprintf (u, n, "%.0f", v);
+    else
+        snprintf (u, n, "%.3g", v);
+}
+
+/* Axes of a chart in the box [L, W - R] x [T, H - B]: y from 0 to
+ * 'ymax' with 5 labelled ticks and grid lines, x from 0 to 'xmax' with 5
+ * labelled ticks ('xmax' <= 0: no x ticks, the caller labels x), and
+ * the axis titles with their units.
+ */
 static void axes (struct rbuf *b, double ymax, const char *ylabel,
-                  const char *xlabel, int money)
+                  double xmax, const char *xlabel, int money)
 {
     char u[32];
-    gp_rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-                     "stroke=\"#333\"/>",
+    gp_rb_printf (b, "<g class=\"axes\"><line x1=\"%d\" y1=\"%d\" "
+                     "x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>",
                   L, H - B, W - R, H - B);
     gp_rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                      "stroke=\"#333\"/>",
@@ -57,36 +86,42 @@ static void axes (struct rbuf *b, double ymax, const char *ylabel,
     for (int i = 0; i <= 4; i++) {
         double v = ymax * i / 4;
         double y = H - B - (H - B - T) * i / 4.0;
-        if (money)
-            gp_fmt_usd (v, u, sizeof u);
-        else if (ymax >= 10)
-            snprintf (u, sizeof u, "%.0f", v);
-        else
-            snprintf (u, sizeof u, "%.3g", v);
+        tick_text (v, money, ymax, u, sizeof u);
         gp_rb_printf (b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-                         "class=\"tick\">%s</text>",
+                         "class=\"tick ytick\">%s</text>",
                       L - 6, y + 4, u);
         gp_rb_printf (b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
                          "stroke=\"#ddd\"/>",
                       L, y, W - R, y);
     }
+    for (int i = 0; xmax > 0 && i <= 4; i++) {
+        double v = xmax * i / 4;
+        double x = L + (W - R - L) * i / 4.0;
+        tick_text (v, 0, xmax, u, sizeof u);
+        gp_rb_printf (b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+                         "y2=\"%d\" stroke=\"#333\"/><text x=\"%.1f\" "
+                         "y=\"%d\" text-anchor=\"middle\" "
+                         "class=\"tick xtick\">%s</text>",
+                      x, H - B, x, H - B + 4, x, H - B + 16, u);
+    }
     gp_rb_printf (b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
                      "class=\"axis\">%s</text>",
-                  (L + W - R) / 2, H - 8, xlabel);
+                  (L + W - R) / 2, H - 4, xlabel);
     gp_rb_printf (b, "<text x=\"14\" y=\"%d\" class=\"axis\" "
                      "transform=\"rotate(-90 14 %d)\" "
-                     "text-anchor=\"middle\">%s</text>",
+                     "text-anchor=\"middle\">%s</text></g>",
                   (T + H - B) / 2, (T + H - B) / 2, ylabel);
 }
 
 static void legend (struct rbuf *b, int i, const char *name, const char *col)
 {
     int y = T + 14 * i;
-    gp_rb_printf (b, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" "
-                     "fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"tick\">",
+    gp_rb_printf (b, "<g class=\"legend\"><rect x=\"%d\" y=\"%d\" "
+                     "width=\"10\" height=\"10\" fill=\"%s\"/><text "
+                     "x=\"%d\" y=\"%d\" class=\"tick\">",
                   W - R + 10, y, col, W - R + 24, y + 9);
     gp_rb_esc (b, name);
-    gp_rb_printf (b, "</text>");
+    gp_rb_printf (b, "</text></g>");
 }
 
 static void chart_cost_time (struct rbuf *b, const struct gp_plan_result *r)
@@ -100,7 +135,8 @@ static void chart_cost_time (struct rbuf *b, const struct gp_plan_result *r)
     gp_rb_printf (b, "<figure><svg data-chart=\"cost-over-time\" width=\"%d\" "
                      "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
                   W, H, W, H);
-    axes (b, ymax, "cumulative cost (USD)", "month of the horizon", 1);
+    axes (b, ymax, "cumulative cost (USD)", (double)T_,
+          "month of the horizon (months)", 1);
     int k = 0;
     for (size_t i = 0; i < r->n_options && T_ > 0; i++) {
         const struct gp_plan_option *o = &r->options[i];
@@ -108,8 +144,8 @@ static void chart_cost_time (struct rbuf *b, const struct gp_plan_result *r)
             continue;
         const char *col = palette[k % N_PALETTE];
         gp_rb_printf (b, "<path class=\"mark\" fill=\"none\" stroke=\"%s\" "
-                         "stroke-width=\"%d\" d=\"",
-                      col, (int)i == r->recommended ? 3 : 2);
+                         "stroke-dasharray=\"%s\" stroke-width=\"%d\" d=\"",
+                      col, series_dash (k), (int)i == r->recommended ? 3 : 2);
         for (size_t t = 0; t < T_; t++) {
             double x = L + (W - R - L) * (double)(t + 1) / (double)T_;
             double y = H - B - (H - B - T) * o->cum_cost[t] / ymax;
@@ -148,7 +184,7 @@ static void chart_breakdown (struct rbuf *b, const struct gp_plan_result *r)
         }
     vmax = nice_max (vmax);
     int row_h = 22;
-    int h = T + B + (int)(n ? n : 1) * row_h + 20;
+    int h = T + B + (int)(n ? n : 1) * row_h + 24;
     int left = 200;
     gp_rb_printf (b, "<figure><svg data-chart=\"cost-breakdown\" width=\"%d\" "
                      "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
@@ -205,9 +241,22 @@ static void chart_breakdown (struct rbuf *b, const struct gp_plan_result *r)
         }
         row++;
     }
-    gp_rb_printf (b, "<text x=\"%d\" y=\"%d\" class=\"axis\">TCO over the "
-                     "horizon; full bar = %s</text>",
-                  left, h - 12, gp_fmt_usd (vmax, u, sizeof u));
+    double y0 = T + (double)(n ? n : 1) * row_h + 2;
+    gp_rb_printf (b, "<g class=\"axes\"><line x1=\"%d\" y1=\"%.1f\" "
+                     "x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>",
+                  left, y0, W - R, y0);
+    for (int i = 0; i <= 4; i++) {
+        double x = left + (W - R - left) * i / 4.0;
+        gp_rb_printf (b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                         "y2=\"%.1f\" stroke=\"#333\"/><text x=\"%.1f\" "
+                         "y=\"%.1f\" text-anchor=\"middle\" "
+                         "class=\"tick xtick\">%s</text>",
+                      x, y0, x, y0 + 4, x, y0 + 16,
+                      gp_fmt_usd (vmax * i / 4, u, sizeof u));
+    }
+    gp_rb_printf (b, "</g><text x=\"%d\" y=\"%d\" class=\"axis\">TCO over "
+                     "the horizon (USD); full bar = %s</text>",
+                  left, h - 8, gp_fmt_usd (vmax, u, sizeof u));
     gp_rb_printf (b, "</svg><figcaption>TCO by component. Network capex: "
                      "switches, NICs, transceivers and cables from the "
                      "fat-tree sizing times the <code>switch_usd</code>, "
@@ -237,7 +286,8 @@ static void chart_utilization (struct rbuf *b, const struct gp_plan_result *r)
         for (size_t t = 0; t < T_; t++)
             ymax = fmax (ymax, o->demand_gpus[t]);
         ymax = nice_max (ymax);
-        axes (b, ymax, "GPUs", "month of the horizon", 0);
+        axes (b, ymax, "GPUs", (double)T_, "month of the horizon (months)",
+              0);
         double bw = (W - R - L) / (double)(T_ ? T_ : 1);
         for (size_t t = 0; t < T_; t++) {
             double hgt = (H - B - T) * o->demand_gpus[t] / ymax;
@@ -293,15 +343,17 @@ static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
     }
     span = nice_max (span);
     int row_h = 26;
-    int h = T + B + (int)r->n_sens * row_h;
-    int left = 200, mid = (left + W - R) / 2;
+    int ya = T + (int)r->n_sens * row_h;   /* the value axis */
+    int h = ya + 60;
+    int left = 250, mid = (left + W - R) / 2; /* room for long row names */
     gp_rb_printf (b, "<figure><svg data-chart=\"sensitivity\" width=\"%d\" "
                      "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
                   W, h, W, h);
     gp_rb_printf (b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                      "stroke=\"#333\"/>",
-                  mid, T - 5, mid, h - B + 5);
+                  mid, T - 5, mid, ya + 5);
     char u[32], u2[32];
+    double half = (W - R - left) / 2.0;
     for (size_t i = 0; i < r->n_sens; i++) {
         const struct gp_sens_row *s = &r->sens[i];
         double y = T + (double)i * row_h;
@@ -316,7 +368,6 @@ static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
                           mid + 6, y + 16);
             continue;
         }
-        double half = (W - R - left) / 2.0;
         double lo = (s->tco_low - base) / span * half;
         double hi = (s->tco_high - base) / span * half;
         double a = fmin (lo, hi), z = fmax (lo, hi);
@@ -334,11 +385,31 @@ static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
                       W - R + 8, y + 16, gp_fmt_usd (s->tco_low, u, sizeof u),
                       gp_fmt_usd (s->tco_high, u2, sizeof u2));
     }
-    gp_rb_printf (b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-                     "class=\"axis\">TCO of the recommendation: %s (centre), "
-                     "axis +-%s</text>",
-                  mid, h - 12, gp_fmt_usd (base, u, sizeof u),
-                  gp_fmt_usd (span, u2, sizeof u2));
+    gp_rb_printf (b, "<g class=\"axes\"><line x1=\"%d\" y1=\"%d\" "
+                     "x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>",
+                  left, ya, W - R, ya);
+    for (int i = -2; i <= 2; i++) {
+        double x = mid + half * i / 2.0;
+        gp_fmt_usd (fabs (span * i / 2.0), u, sizeof u);
+        gp_rb_printf (b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+                         "y2=\"%d\" stroke=\"#333\"/><text x=\"%.1f\" "
+                         "y=\"%d\" text-anchor=\"middle\" "
+                         "class=\"tick xtick\">%s%s</text>",
+                      x, ya, x, ya + 4, x, ya + 16,
+                      i < 0 ? "-" : i > 0 ? "+" : "", u);
+    }
+    gp_rb_printf (b, "</g><text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+                     "class=\"axis\">change of the recommendation's TCO "
+                     "(USD) from %s (centre)</text>",
+                  mid, ya + 32, gp_fmt_usd (base, u, sizeof u));
+    gp_rb_printf (b, "<g class=\"legend\"><rect x=\"%d\" y=\"%d\" "
+                     "width=\"10\" height=\"10\" fill=\"%s\"/><text "
+                     "x=\"%d\" y=\"%d\" class=\"tick\">TCO below the "
+                     "base</text><rect x=\"%d\" y=\"%d\" width=\"10\" "
+                     "height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" "
+                     "class=\"tick\">TCO above the base</text></g>",
+                  left, ya + 42, palette[2], left + 14, ya + 51,
+                  mid + 10, ya + 42, palette[3], mid + 24, ya + 51);
     gp_rb_printf (b, "</svg><figcaption>How the recommended option's TCO moves "
                      "when one input moves (low / high factor in the table). "
                      "Ranges: <code>sensitivity_price</code>, "
@@ -346,6 +417,62 @@ static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
                      "<code>sensitivity_failure</code>. The table says whether "
                      "the recommendation itself changes.</figcaption></figure>"
                      "\n");
+}
+
+/* The main training run's GPUs-vs-days curve on the recommended option
+ * (r->curve): days against GPUs, the planned count marked, the deadline
+ * dashed.
+ */
+static void chart_curve (struct rbuf *b, const struct gp_plan_result *r)
+{
+    const struct gp_plan_curve *c = &r->curve;
+    double xmax = 0, ymax = c->deadline_days;
+    for (size_t i = 0; i < c->n; i++) {
+        xmax = fmax (xmax, (double)c->pt[i].gpus);
+        ymax = fmax (ymax, c->pt[i].days);
+    }
+    xmax = nice_max (xmax);
+    ymax = nice_max (ymax);
+    gp_rb_printf (b, "<figure><svg data-chart=\"gpus-vs-days\" width=\"%d\" "
+                     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
+                  W, H, W, H);
+    axes (b, ymax, "days to train (days)", xmax, "GPUs (count)", 0);
+    gp_rb_printf (b, "<path class=\"mark\" fill=\"none\" stroke=\"%s\" "
+                     "stroke-width=\"2\" d=\"",
+                  palette[0]);
+    for (size_t i = 0; i < c->n; i++)
+        gp_rb_printf (b, "%s%.1f %.1f ", i ? "L" : "M",
+                      L + (W - R - L) * (double)c->pt[i].gpus / xmax,
+                      H - B - (H - B - T) * c->pt[i].days / ymax);
+    gp_rb_printf (b, "\"/>");
+    for (size_t i = 0; i < c->n; i++) {
+        int planned = c->pt[i].gpus == c->planned_gpus;
+        gp_rb_printf (b, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" "
+                         "r=\"%d\" fill=\"%s\"><title>%lld GPUs: %.1f days, "
+                         "MFU %.1f%%</title></circle>",
+                      L + (W - R - L) * (double)c->pt[i].gpus / xmax,
+                      H - B - (H - B - T) * c->pt[i].days / ymax,
+                      planned ? 6 : 3, planned ? palette[3] : palette[0],
+                      c->pt[i].gpus, c->pt[i].days, 100 * c->pt[i].mfu);
+    }
+    if (c->deadline_days > 0) {
+        double yd = H - B - (H - B - T) * c->deadline_days / ymax;
+        gp_rb_printf (b, "<line class=\"mark\" x1=\"%d\" y1=\"%.1f\" "
+                         "x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+                         "stroke-width=\"2\" stroke-dasharray=\"6 3\"/>",
+                      L, yd, W - R, yd, palette[1]);
+    }
+    legend (b, 0, "days at each GPU count", palette[0]);
+    legend (b, 1, "planned GPUs", palette[3]);
+    legend (b, 2, "deadline", palette[1]);
+    gp_rb_printf (b, "</svg><figcaption>GPUs against days for ");
+    gp_rb_esc (b, c->name);
+    gp_rb_printf (b, " on ");
+    gp_rb_esc (b, r->options[c->option].name);
+    gp_rb_printf (b, ": the training planner's deadline sizing (fastest "
+                     "batch and layout per whole-node count, goodput "
+                     "included); the plan takes the fewest GPUs that meet "
+                     "the deadline.</figcaption></figure>\n");
 }
 
 static void table_open (struct rbuf *b, const char *const *heads, size_t n)
@@ -386,129 +513,6 @@ static void page_head (struct rbuf *b, const struct gp_plan_result *r)
     gp_rb_printf (b, "</h1><p>%zu design options over %.3g years (%zu "
                      "months).</p>\n",
                   r->n_options, r->horizon_years, r->n_periods);
-    gp_rb_printf (b, "<div class=\"rec\"><h2>Recommendation</h2><p>");
-    if (r->recommended >= 0) {
-        gp_rb_printf (b, "<strong>");
-        gp_rb_esc (b, r->options[r->recommended].name);
-        gp_rb_printf (b, "</strong>: ");
-        gp_rb_esc (b, r->reason);
-    } else {
-        gp_rb_printf (b, "none: no option is both feasible and fully costed "
-                         "(see the decision log).");
-    }
-    gp_rb_printf (b, "</p></div>\n");
-}
-
-static void options_table (struct rbuf *b, const struct gp_plan_result *r)
-{
-    char u[64];
-    gp_rb_printf (b, "<h2>Options</h2>\n");
-    const char *h[] = {"option", "kind", "GPUs", "nodes", "TCO",
-                       "$/provisioned GPU-h", "$/demand GPU-h", "IT power",
-                       "racks", "status"};
-    table_open (b, h, 10);
-    for (size_t i = 0; i < r->n_options; i++) {
-        const struct gp_plan_option *o = &r->options[i];
-        int okc = o->compute.code == 0;
-        int okp = okc && o->kind == GP_OPT_ONPREM && o->power.code == 0;
-        gp_rb_printf (b, "<tr>");
-        td (b, o->name);
-        td (b, gp_report_option_kind (o));
-        snprintf (u, sizeof u, okc ? "%lld" : "-", o->gpus);
-        td (b, u);
-        snprintf (u, sizeof u, okc ? "%lld" : "-", o->nodes);
-        td (b, u);
-        td (b, costed (o) ? gp_fmt_usd (o->tco_usd, u, sizeof u) : "-");
-        snprintf (u, sizeof u, "%.2f", o->usd_per_gpu_hour);
-        td (b, costed (o) ? u : "-");
-        snprintf (u, sizeof u, "%.2f", o->usd_per_used_gpu_hour);
-        td (b, costed (o) && o->usd_per_used_gpu_hour > 0 ? u : "-");
-        td (b, okp ? gp_report_fmt_q (o->pow.it_w, GP_Q_POWER, u, sizeof u)
-                   : o->kind == GP_OPT_CLOUD ? "in price" : "-");
-        snprintf (u, sizeof u, "%lld", o->pow.racks);
-        td (b, okp ? u : "-");
-        td (b, o->feasible ? gp_report_option_status (o) : o->violation);
-        gp_rb_printf (b, "</tr>\n");
-    }
-    gp_rb_printf (b, "</tbody></table>\n");
-}
-
-static void bandwidth_table (struct rbuf *b, const struct gp_plan_result *r)
-{
-    char u[64];
-    gp_rb_printf (b, "<h2>Bandwidth: needed vs given</h2>\n");
-    const char *hb[] = {"option", "scale-out need", "given", "slowdown",
-                        "set by", "storage need", "storage given", "check"};
-    table_open (b, hb, 8);
-    for (size_t i = 0; i < r->n_options; i++) {
-        const struct gp_plan_option *o = &r->options[i];
-        if (o->compute.code || !o->need_bw_known)
-            continue;
-        int ok_s = o->storage.code == 0;
-        gp_rb_printf (b, "<tr>");
-        td (b, o->name);
-        if (o->need_bw_per_gpu > 0)
-            gp_format_quantity (o->need_bw_per_gpu, GP_Q_BANDWIDTH,
-                                GP_FMT_BITS, u, sizeof u);
-        else
-            snprintf (u, sizeof u, "none");
-        td (b, u);
-        gp_format_quantity (o->given_bw_per_gpu, GP_Q_BANDWIDTH, GP_FMT_BITS,
-                            u, sizeof u);
-        td (b, u);
-        snprintf (u, sizeof u, "%.1f%%", 100 * o->comm_slowdown);
-        td (b, u);
-        td (b, o->need_bw_workload[0] ? o->need_bw_workload : "-");
-        td (b, ok_s ? gp_report_fmt_q (fmax (o->stor.read_bw,
-                                             o->stor.write_bw),
-                                       GP_Q_BANDWIDTH, u, sizeof u)
-                    : "-");
-        td (b, ok_s ? gp_report_fmt_q (o->storage_given_bw, GP_Q_BANDWIDTH,
-                                       u, sizeof u)
-                    : "-");
-        td (b, o->bw_short ? "SHORT: network"
-               : ok_s && o->storage_short ? "SHORT: storage"
-                                          : "ok");
-        gp_rb_printf (b, "</tr>\n");
-    }
-    gp_rb_printf (b, "</tbody></table>\n");
-}
-
-static void sensitivity_table (struct rbuf *b, const struct gp_plan_result *r)
-{
-    char u[64];
-    gp_rb_printf (b, "<h2>Sensitivity</h2>\n");
-    const char *hs[] = {"parameter", "low", "high", "TCO low", "TCO high",
-                        "recommended (low)", "recommended (high)"};
-    table_open (b, hs, 7);
-    for (size_t i = 0; i < r->n_sens; i++) {
-        const struct gp_sens_row *s = &r->sens[i];
-        int ok = s->status.code == 0 && r->recommended >= 0;
-        gp_rb_printf (b, "<tr>");
-        td (b, s->param);
-        snprintf (u, sizeof u, "x%.2f", s->low_delta);
-        td (b, u);
-        snprintf (u, sizeof u, "x%.2f", s->high_delta);
-        td (b, u);
-        td (b, ok ? gp_fmt_usd (s->tco_low, u, sizeof u) : "-");
-        td (b, ok ? gp_fmt_usd (s->tco_high, u, sizeof u) : "-");
-        td (b, ok ? s->rec_low : s->status.text);
-        td (b, ok ? s->rec_high : "-");
-        gp_rb_printf (b, "</tr>\n");
-    }
-    gp_rb_printf (b, "</tbody></table>\n<p class=\"note\">%s.</p>\n",
-                  SENS_NOTE);
-}
-
-static void decision_log (struct rbuf *b, const struct gp_plan_result *r)
-{
-    gp_rb_printf (b, "<h2>Decision log</h2><ul>\n");
-    for (size_t i = 0; i < r->n_log; i++) {
-        gp_rb_printf (b, "<li>");
-        gp_rb_esc (b, r->log[i]);
-        gp_rb_printf (b, "</li>\n");
-    }
-    gp_rb_printf (b, "</ul>\n");
 }
 
 /* The detail sections, from the same section functions as the text and
@@ -576,26 +580,64 @@ static void render_check (struct rbuf *b)
         "      if (bb.width > 0 || bb.height > 0) drawn++;\n"
         "    }\n"
         "    var r = s.getBoundingClientRect();\n"
+        "    var shown = function (sel) {\n"
+        "      var e = s.querySelectorAll(sel), n = 0;\n"
+        "      for (var k = 0; k < e.length; k++)\n"
+        "        if (e[k].getBBox().width > 0 && e[k].textContent) n++;\n"
+        "      return n;\n"
+        "    };\n"
+        "    var lg = s.querySelectorAll('g.legend rect'), cols = {};\n"
+        "    for (var k = 0; k < lg.length; k++)\n"
+        "      cols[lg[k].getAttribute('fill')] = 1;\n"
         "    out.push(s.getAttribute('data-chart') + ':' + drawn + "
-        "':' + Math.round(r.width) + 'x' + Math.round(r.height));\n"
+        "':' + Math.round(r.width) + 'x' + Math.round(r.height) + "
+        "':' + shown('.xtick') + ':' + shown('.ytick') + ':' + lg.length + "
+        "':' + Object.keys(cols).length);\n"
         "  }\n"
         "  document.body.setAttribute('data-render-check', "
         "out.join(' '));\n"
+        "  var h2 = document.querySelector('h2');\n"
+        "  document.body.setAttribute('data-first-section', "
+        "h2 ? h2.textContent : '');\n"
         "})();\n</script>\n</body></html>\n");
+}
+
+/* The summary, the options and the main run's curve, from the section
+ * functions the text and Markdown reports use.
+ */
+static void overview (struct rbuf *b, const struct gp_plan_result *r)
+{
+    struct rout out;
+    if (gp_rout_init (&out, b, ROUT_HTML) != 0)
+        return;
+    gp_report_exec_summary (&out, r);
+    gp_report_options (&out, r);
+    gp_report_availability (&out, r);
+    gp_rout_fini (&out);
+}
+
+static void curve_section (struct rbuf *b, const struct gp_plan_result *r)
+{
+    if (!r->curve.n)
+        return;
+    chart_curve (b, r);
+    struct rout out;
+    if (gp_rout_init (&out, b, ROUT_HTML) != 0)
+        return;
+    gp_report_curve (&out, r);
+    gp_rout_fini (&out);
 }
 
 void gp_report_html (struct rbuf *b, const struct gp_plan_result *r)
 {
     page_head (b, r);
-    options_table (b, r);
-    bandwidth_table (b, r);
+    overview (b, r);
     gp_rb_printf (b, "<h2>Charts</h2>\n");
     chart_cost_time (b, r);
     chart_breakdown (b, r);
     chart_utilization (b, r);
     chart_tornado (b, r);
-    sensitivity_table (b, r);
-    decision_log (b, r);
+    curve_section (b, r);
     details (b, r);
     assumptions_tables (b, r);
     render_check (b);

@@ -470,6 +470,7 @@ struct json_t *gp_report_json (const struct gp_plan_result *r)
     if (!r)
         return NULL;
     json_t *root = json_object ();
+    set (root, "summary", gp__report_summary_json (r));
     set (root, "plan", json_string (r->name));
     set (root, "horizon_years", json_real (r->horizon_years));
     set (root, "periods_months", json_integer ((json_int_t)r->n_periods));
@@ -521,6 +522,7 @@ struct json_t *gp_report_json (const struct gp_plan_result *r)
                                        : json_null ());
         json_array_append_new (sens, o);
     }
+    set (root, "train_curve", gp__report_curve_json (r));
     set (root, "sensitivity", sens);
     set (root, "sensitivity_note", json_string (SENS_NOTE));
     json_t *as = json_array ();

@@ -1,6 +1,7 @@
 /* report.c - the plan report's entry points: the format names, rendering
  * a result in one format (JSON: plan_json.c; text and Markdown: text.c;
- * HTML: html.c), the terminal summary, and the output buffer and number
+ * HTML: html.c), the terminal summary (the options in one line each and
+ * the executive summary, summary.c), and the output buffer and number
  * formats the renderers share.
  */
 #include <jansson.h>
@@ -207,10 +208,11 @@ char *gp_report_summary (const struct gp_plan_result *r, gp_error_t *err)
                       ok ? gp_fmt_usd (o->tco_usd, u, sizeof u) : "-",
                       (int)i == r->recommended ? "  <- recommended" : "");
     }
-    if (r->recommended >= 0)
-        gp_rb_printf (&b, "recommendation: %s: %s\n",
-                      r->options[r->recommended].name, r->reason);
-    else
-        gp_rb_printf (&b, "recommendation: none\n");
+    /* the report's executive summary, as the text report starts */
+    struct rout out;
+    if (gp_rout_init (&out, &b, ROUT_TEXT) == 0) {
+        gp_report_exec_summary (&out, r);
+        gp_rout_fini (&out);
+    }
     return gp_rb_take (&b, err);
 }

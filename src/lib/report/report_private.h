@@ -85,6 +85,8 @@ int gp_rout_init (struct rout *o, struct rbuf *b, enum rout_fmt fmt);
 /* Close what is open and free 'o' (not the buffer). */
 void gp_rout_fini (struct rout *o);
 void gp_rout_heading (struct rout *o, const char *title);
+/* Close an open HTML list (before raw HTML after list items). */
+void gp_rout_end_list (struct rout *o);
 /* A table of 'n' columns (at most 12) with the header 'heads'. */
 void gp_rout_table (struct rout *o, const char *const *heads, size_t n);
 void gp_rout_row (struct rout *o, const char *const *cells);
@@ -105,12 +107,10 @@ typedef void (*gp_report_section_f) (struct rout *o,
 void gp_report_options (struct rout *o, const struct gp_plan_result *r);
 void gp_report_availability (struct rout *o, const struct gp_plan_result *r);
 void gp_report_network (struct rout *o, const struct gp_plan_result *r);
-void gp_report_bandwidth (struct rout *o, const struct gp_plan_result *r);
 void gp_report_sharp (struct rout *o, const struct gp_plan_result *r);
 void gp_report_storage (struct rout *o, const struct gp_plan_result *r);
 void gp_report_power (struct rout *o, const struct gp_plan_result *r);
 void gp_report_cost (struct rout *o, const struct gp_plan_result *r);
-void gp_report_unit_costs (struct rout *o, const struct gp_plan_result *r);
 void gp_report_price_warnings (struct rout *o,
                                const struct gp_plan_result *r);
 void gp_report_infra (struct rout *o, const struct gp_plan_result *r);
@@ -128,6 +128,28 @@ void gp_report_ranges (struct rout *o, const struct gp_plan_result *r);
 struct json_t;
 void gp__report_ranges_json (struct json_t *root,
                              const struct gp_plan_result *r);
+
+/* The executive summary (first in every format) and the main training
+ * run's GPUs-vs-days table (summary.c), from r->summary and r->curve.
+ */
+void gp_report_exec_summary (struct rout *o, const struct gp_plan_result *r);
+void gp_report_curve (struct rout *o, const struct gp_plan_result *r);
+/* The summary's sentences, shared by every format: a risk or a decision
+ * in words into 'buf' of 'n' bytes; the JSON kind keywords (static).
+ */
+void gp__summary_risk_text (const struct gp_plan_result *r,
+                            const struct gp_plan_risk *x, char *buf,
+                            size_t n);
+void gp__summary_decision_text (const struct gp_plan_result *r,
+                                const struct gp_plan_decision *d, char *buf,
+                                size_t n);
+const char *gp__summary_risk_kind (enum gp_plan_risk_kind k);
+const char *gp__summary_decision_kind (enum gp_plan_decision_kind k);
+/* The JSON "summary" object and "train_curve" (null when none); new
+ * references, NULL on allocation failure.
+ */
+struct json_t *gp__report_summary_json (const struct gp_plan_result *r);
+struct json_t *gp__report_curve_json (const struct gp_plan_result *r);
 
 /* The detail sections, in report order, NULL-terminated: the text and
  * Markdown reports list them all, the HTML page under "Details".

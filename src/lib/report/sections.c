@@ -73,123 +73,155 @@ void gp_report_availability (struct rout *out,
     if (!any_av)
         return;
     gp_rout_heading (out, "Availability (constraints.min_availability)");
+    const char *h[] = {"OPTION", "SPARE NODES", "NODE DOWN", "P(ALL UP)"};
+    gp_rout_table (out, h, 4);
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (!(o->availability > 0))
             continue;
-        gp_rout_item (out, 0, "%s: %lld spare nodes (N + %lld); a node is "
-                              "down %.3f%% of the time; P(every node the "
-                              "demand needs is up) = %.5f",
-                      o->name, o->spare_nodes, o->spare_nodes,
-                      100 * o->node_down_share, o->availability);
+        char x[3][32];
+        snprintf (x[0], 32, "N + %lld", o->spare_nodes);
+        snprintf (x[1], 32, "%.3f%%", 100 * o->node_down_share);
+        snprintf (x[2], 32, "%.5f", o->availability);
+        const char *row[] = {o->name, x[0], x[1], x[2]};
+        gp_rout_row (out, row);
     }
+    gp_rout_table_end (out);
+    gp_rout_note (out, "SPARE NODES: added for N + k (included in the GPU "
+                       "and node counts); NODE DOWN: share of the time one "
+                       "node is down; P(ALL UP): probability that every "
+                       "node the demand needs is up.");
+}
+
+/* "a/b/c" of three counts, or "-" off-prem. */
+static void triple (char *buf, size_t n, int op, long long a, long long b,
+                    long long c)
+{
+    if (op)
+        snprintf (buf, n, "%lld/%lld/%lld", a, b, c);
+    else
+        snprintf (buf, n, "-");
+}
+
+/* The network table's row of 'o': the fabric and its scale-out
+ * bandwidth against what the planned layouts need.
+ */
+static void network_row (struct rout *out, const struct gp_plan_option *o)
+{
+    const struct gp_fabric *f = &o->fabric;
+    int op = o->kind == GP_OPT_ONPREM;
+    char c[4][32], x[5][48];
+    snprintf (c[0], 32, op ? "%d" : "-", f->tiers);
+    triple (c[1], 32, op, f->leaves, f->spines, f->cores);
+    snprintf (c[2], 32, op ? "%lld" : "-", f->nics);
+    if (op)
+        snprintf (c[3], 32, "%lld/%lld", f->cables, f->transceivers);
+    else
+        snprintf (c[3], 32, "-");
+    snprintf (x[0], 48, op ? "%.2f:1" : "-", f->oversub);
+    gp_format_quantity (f->per_gpu_bw, GP_Q_BANDWIDTH, GP_FMT_BITS, x[1], 48);
+    int nb = o->need_bw_known;
+    if (nb && o->need_bw_per_gpu > 0)
+        gp_format_quantity (o->need_bw_per_gpu, GP_Q_BANDWIDTH, GP_FMT_BITS,
+                            x[2], 48);
+    else
+        snprintf (x[2], 48, nb ? "none" : "-");
+    if (nb)
+        gp_format_quantity (o->given_bw_per_gpu, GP_Q_BANDWIDTH, GP_FMT_BITS,
+                            x[3], 48);
+    else
+        snprintf (x[3], 48, "-");
+    snprintf (x[4], 48, nb ? "%.1f%%" : "-", 100 * o->comm_slowdown);
+    const char *row[] = {o->name, o->fabric_name, c[0], c[1], c[2], c[3],
+                         x[0], x[1], x[2], x[3], x[4],
+                         !nb           ? "-"
+                         : o->bw_short ? "SHORT"
+                                       : "ok"};
+    gp_rout_row (out, row);
+}
+
+/* Who sets the scale-out need: each workload once, with its options. */
+static void network_need_note (struct rout *out,
+                               const struct gp_plan_result *r)
+{
+    struct rbuf line = {0};
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (o->compute.code || !o->need_bw_known || !o->need_bw_workload[0])
+            continue;
+        size_t k = 0;
+        while (k < i
+               && (r->options[k].compute.code || !r->options[k].need_bw_known
+                   || strcmp (r->options[k].need_bw_workload,
+                              o->need_bw_workload)))
+            k++;
+        if (k < i)
+            continue; /* listed with an earlier option */
+        gp_rb_printf (&line, "%s%s on", line.len ? "; " : "",
+                      o->need_bw_workload);
+        for (k = i; k < r->n_options; k++)
+            if (!r->options[k].compute.code && r->options[k].need_bw_known
+                && !strcmp (r->options[k].need_bw_workload,
+                            o->need_bw_workload))
+                gp_rb_printf (&line, " %s", r->options[k].name);
+    }
+    gp_rout_note (out, "SCALE-OUT NEED: per GPU, one direction, of the most "
+                       "demanding planned layout, set by %s. SLOWDOWN = "
+                       "step on the given fabric / step on an unlimited "
+                       "one - 1; CHECK is SHORT when the need is above what "
+                       "is given.",
+                  line.failed || !line.buf ? "(none)" : line.buf);
+    if (line.failed)
+        out->b->failed = 1;
+    free (line.buf);
 }
 
 void gp_report_network (struct rout *out, const struct gp_plan_result *r)
 {
     gp_rout_heading (out, "Network");
-    const char *hn[] = {"OPTION", "DESIGN", "TIERS", "LEAF", "SPINE", "CORE",
-                        "NICS", "CABLES", "XCVRS", "OVERSUB", "PER GPU"};
-    gp_rout_table (out, hn, 11);
+    const char *hn[] = {"OPTION", "DESIGN", "TIERS", "LEAF/SPINE/CORE",
+                        "NICS", "CABLES/XCVRS", "OVERSUB", "PER GPU",
+                        "SCALE-OUT NEED", "GIVEN", "SLOWDOWN", "CHECK"};
+    gp_rout_table (out, hn, 12);
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (o->compute.code || o->network.code)
             continue;
-        const struct gp_fabric *f = &o->fabric;
-        int op = o->kind == GP_OPT_ONPREM;
-        char c[7][24], x[2][48];
-        snprintf (c[0], 24, op ? "%d" : "-", f->tiers);
-        snprintf (c[1], 24, op ? "%lld" : "-", f->leaves);
-        snprintf (c[2], 24, op ? "%lld" : "-", f->spines);
-        snprintf (c[3], 24, op ? "%lld" : "-", f->cores);
-        snprintf (c[4], 24, op ? "%lld" : "-", f->nics);
-        snprintf (c[5], 24, op ? "%lld" : "-", f->cables);
-        snprintf (c[6], 24, op ? "%lld" : "-", f->transceivers);
-        snprintf (x[0], 48, op ? "%.2f:1" : "-", f->oversub);
-        gp_format_quantity (f->per_gpu_bw, GP_Q_BANDWIDTH, GP_FMT_BITS, x[1],
-                            48);
-        const char *row[] = {o->name, o->fabric_name, c[0], c[1], c[2], c[3],
-                             c[4], c[5], c[6], x[0], x[1]};
-        gp_rout_row (out, row);
+        network_row (out, o);
     }
     gp_rout_table_end (out);
-}
-
-/* The shortfalls of 'o' in words: "SHORT: network, storage", "ok". */
-static void shortfall_text (const struct gp_plan_option *o, int storage_ok,
-                            char *buf, size_t n)
-{
-    int net = o->bw_short, sto = storage_ok && o->storage_short;
-    if (net && sto)
-        snprintf (buf, n, "SHORT: network, storage");
-    else if (net)
-        snprintf (buf, n, "SHORT: network");
-    else if (sto)
-        snprintf (buf, n, "SHORT: storage");
-    else
-        snprintf (buf, n, "ok");
-}
-
-void gp_report_bandwidth (struct rout *out, const struct gp_plan_result *r)
-{
-    gp_rout_heading (out, "Bandwidth: needed vs given");
-    const char *hb[] = {"OPTION", "SCALE-OUT NEED", "GIVEN", "SLOWDOWN",
-                        "SET BY", "STORAGE NEED", "STORAGE GIVEN", "CHECK"};
-    gp_rout_table (out, hb, 8);
-    for (size_t i = 0; i < r->n_options; i++) {
-        const struct gp_plan_option *o = &r->options[i];
-        if (o->compute.code || !o->need_bw_known)
-            continue;
-        char c[3][48], x[3][48];
-        if (o->need_bw_per_gpu > 0)
-            gp_format_quantity (o->need_bw_per_gpu, GP_Q_BANDWIDTH,
-                                GP_FMT_BITS, x[0], 48);
-        else
-            snprintf (x[0], 48, "none");
-        gp_format_quantity (o->given_bw_per_gpu, GP_Q_BANDWIDTH,
-                            GP_FMT_BITS, x[1], 48);
-        snprintf (x[2], 48, "%.1f%%", 100 * o->comm_slowdown);
-        int ok_s = o->storage.code == 0;
-        if (ok_s) {
-            fmt_q (fmax (o->stor.read_bw, o->stor.write_bw), GP_Q_BANDWIDTH,
-                   c[0], 48);
-            fmt_q (o->storage_given_bw, GP_Q_BANDWIDTH, c[1], 48);
-        } else {
-            snprintf (c[0], 48, "-");
-            snprintf (c[1], 48, "-");
-        }
-        shortfall_text (o, ok_s, c[2], 48);
-        const char *row[] = {o->name, x[0], x[1], x[2],
-                             o->need_bw_workload[0] ? o->need_bw_workload
-                                                    : "-",
-                             c[0], c[1], c[2]};
-        gp_rout_row (out, row);
-    }
-    gp_rout_table_end (out);
+    network_need_note (out, r);
 }
 
 void gp_report_storage (struct rout *out, const struct gp_plan_result *r)
 {
     gp_rout_heading (out, "Storage");
     const char *hs[] = {"OPTION", "TIER", "NEEDED", "PROVISIONED", "OBJECT",
-                        "READ", "CKPT WRITE", "BOUND BY"};
-    gp_rout_table (out, hs, 8);
+                        "READ", "CKPT WRITE", "BOUND BY", "GIVEN BW",
+                        "CHECK"};
+    gp_rout_table (out, hs, 10);
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (o->compute.code || o->storage.code)
             continue;
-        char x[5][48];
+        char x[6][48];
         fmt_q (o->stor.capacity_bytes, GP_Q_BYTES, x[0], 48);
         fmt_q (o->stor.fast_bytes, GP_Q_BYTES, x[1], 48);
         fmt_q (o->stor.object_bytes, GP_Q_BYTES, x[2], 48);
         fmt_q (o->stor.read_bw, GP_Q_BANDWIDTH, x[3], 48);
         fmt_q (o->stor.write_bw, GP_Q_BANDWIDTH, x[4], 48);
+        fmt_q (o->storage_given_bw, GP_Q_BANDWIDTH, x[5], 48);
         const char *row[] = {o->name, gp_storage_tier_str (o->stor.tier),
                              x[0], x[1], x[2], x[3], x[4],
-                             o->stor.bw_bound ? "bandwidth" : "capacity"};
+                             o->stor.bw_bound ? "bandwidth" : "capacity",
+                             x[5], o->storage_short ? "SHORT" : "ok"};
         gp_rout_row (out, row);
     }
     gp_rout_table_end (out);
+    gp_rout_note (out, "GIVEN BW = the provisioned fast tier x its "
+                       "throughput density (storage_tput_mbs_per_tib); "
+                       "CHECK is SHORT when the read rate or the checkpoint "
+                       "write burst is above it.");
 }
 
 void gp_report_power (struct rout *out, const struct gp_plan_result *r)
@@ -220,7 +252,7 @@ void gp_report_power (struct rout *out, const struct gp_plan_result *r)
 static void cost_row (struct rout *out, const struct gp_plan_option *o)
 {
     int op = o->kind == GP_OPT_ONPREM;
-    char d[9][24];
+    char d[11][24];
     fmt_usd (op ? o->onprem.capex_charged : 0, d[8], 24);
     fmt_usd (op ? o->onprem.capex : 0, d[0], 24);
     fmt_usd (op ? o->onprem.opex_year : 0, d[1], 24);
@@ -236,10 +268,19 @@ static void cost_row (struct rout *out, const struct gp_plan_option *o)
         snprintf (d[7], 24, "%.0f%% use", 100 * o->breakeven_util);
     else
         snprintf (d[7], 24, "-");
+    int uc = o->unit_costs.code == 0;
+    if (uc && o->usd_per_run > 0)
+        fmt_usd (o->usd_per_run, d[9], 24);
+    else
+        snprintf (d[9], 24, "-");
+    if (uc && o->usd_per_mtok > 0)
+        snprintf (d[10], 24, "$%.3f", o->usd_per_mtok);
+    else
+        snprintf (d[10], 24, "-");
     const char *row[] = {o->name, op ? d[0] : "-", op ? d[8] : "-",
                          op ? d[1] : "-", op ? "-" : d[2],
                          op ? "-" : d[3], op ? "-" : d[4], d[5], d[6],
-                         d[7]};
+                         d[7], d[9], d[10]};
     gp_rout_row (out, row);
 }
 
@@ -254,13 +295,39 @@ static double assumed (const struct gp_plan_result *r, const char *key)
     return 0;
 }
 
+/* The unit-cost columns' notes: why an option has none, and how on-prem
+ * tokens are charged.
+ */
+static void unit_cost_notes (struct rout *out, const struct gp_plan_result *r)
+{
+    gp_rout_note (out, "PER RUN = the first training workload's cost; PER "
+                       "1M TOK = the first inference workload's cost per "
+                       "million output tokens; $/DEMAND GPU-H (options "
+                       "table) = the cost per GPU-hour of demand served.");
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (!o->compute.code && !o->cost.code && o->unit_costs.code)
+            gp_rout_note (out, "%s unit costs: %s", o->name,
+                          o->unit_costs.text);
+    }
+    int onprem_mtok = 0;
+    for (size_t i = 0; i < r->n_options; i++)
+        onprem_mtok |= r->options[i].kind == GP_OPT_ONPREM
+                       && r->options[i].usd_per_mtok > 0;
+    if (onprem_mtok)
+        gp_rout_note (out, "On-prem, output tokens are charged for the GPUs "
+                           "that serve them: serving GPU-hours at the "
+                           "fleet's cost per provisioned GPU-hour, not the "
+                           "idle hours of the rest of the fleet.");
+}
+
 void gp_report_cost (struct rout *out, const struct gp_plan_result *r)
 {
     gp_rout_heading (out, "Cost");
     const char *hc[] = {"OPTION", "CAPEX", "CAPEX CHARGED", "OPEX/YEAR",
                         "COMMITTED", "ON-DEMAND", "SPOT", "STORAGE", "TCO",
-                        "BREAK-EVEN"};
-    gp_rout_table (out, hc, 10);
+                        "BREAK-EVEN", "PER RUN", "PER 1M TOK"};
+    gp_rout_table (out, hc, 12);
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (o->compute.code || o->cost.code)
@@ -270,7 +337,7 @@ void gp_report_cost (struct rout *out, const struct gp_plan_result *r)
     gp_rout_table_end (out);
     double dr = assumed (r, "discount_rate");
     double lead = assumed (r, "delivery_lead_time_months");
-    if (dr > 0 || lead > 0) {
+    if (dr > 0 || lead > 0)
         gp_rout_note (out, "Present values at a discount rate of %.3g %% a "
                            "year over %.3g years. On-prem: TCO = CAPEX "
                            "CHARGED + PV(OPEX/YEAR flowing evenly from "
@@ -282,49 +349,16 @@ void gp_report_cost (struct rout *out, const struct gp_plan_result *r)
                            "in. Cloud: TCO = COMMITTED + ON-DEMAND + SPOT + "
                            "STORAGE, the monthly spend at present value.",
                       100 * dr, r->horizon_years, lead);
-        return;
-    }
-    gp_rout_note (out, "On-prem: TCO = CAPEX CHARGED + OPEX/YEAR x %.3g "
-                       "years; CAPEX (servers, network and storage, storage "
-                       "not counted again) is charged for the horizon's "
-                       "share of its depreciation: CAPEX CHARGED = CAPEX x "
-                       "%.3g / depreciation years. Cloud: TCO = COMMITTED + "
-                       "ON-DEMAND + SPOT + STORAGE.",
-                  r->horizon_years, r->horizon_years);
-}
-
-void gp_report_unit_costs (struct rout *out, const struct gp_plan_result *r)
-{
-    gp_rout_heading (out, "Unit costs (at the demand's GPU-hours)");
-    for (size_t i = 0; i < r->n_options; i++) {
-        const struct gp_plan_option *o = &r->options[i];
-        if (o->compute.code || o->cost.code)
-            continue;
-        if (o->unit_costs.code) {
-            gp_rout_item (out, 0, "%s: %s", o->name, o->unit_costs.text);
-            continue;
-        }
-        char u1[32], u2[32];
-        if (o->usd_per_mtok > 0)
-            snprintf (u2, sizeof u2, "$%.3f", o->usd_per_mtok);
-        else
-            snprintf (u2, sizeof u2, "-");
-        gp_rout_item (out, 0, "%s: %s per training run, %s per 1M output "
-                              "tokens, $%.2f per GPU-hour of demand served",
-                      o->name,
-                      o->usd_per_run > 0 ? fmt_usd (o->usd_per_run, u1, 32)
-                                         : "-",
-                      u2, o->usd_per_used_gpu_hour);
-    }
-    int onprem_mtok = 0;
-    for (size_t i = 0; i < r->n_options; i++)
-        onprem_mtok |= r->options[i].kind == GP_OPT_ONPREM
-                       && r->options[i].usd_per_mtok > 0;
-    if (onprem_mtok)
-        gp_rout_note (out, "On-prem, output tokens are charged for the GPUs "
-                           "that serve them: serving GPU-hours at the "
-                           "fleet's cost per provisioned GPU-hour, not the "
-                           "idle hours of the rest of the fleet.");
+    else
+        gp_rout_note (out, "On-prem: TCO = CAPEX CHARGED + OPEX/YEAR x %.3g "
+                           "years; CAPEX (servers, network and storage, "
+                           "storage not counted again) is charged for the "
+                           "horizon's share of its depreciation: CAPEX "
+                           "CHARGED = CAPEX x %.3g / depreciation years. "
+                           "Cloud: TCO = COMMITTED + ON-DEMAND + SPOT + "
+                           "STORAGE.",
+                      r->horizon_years, r->horizon_years);
+    unit_cost_notes (out, r);
 }
 
 /* Flagged or undated catalog prices an option uses (cost.md, "The
@@ -344,80 +378,172 @@ void gp_report_price_warnings (struct rout *out,
     }
 }
 
+/* Compute and stack: one row per sized option; each distinct stack is
+ * written once in a note and named by a letter in the table.
+ */
 void gp_report_infra (struct rout *out, const struct gp_plan_result *r)
 {
-    gp_rout_heading (out, "Supporting infrastructure and stack");
-    for (size_t i = 0; i < r->n_options; i++) {
+    gp_rout_heading (out, "Compute and stack");
+    size_t n = r->n_options;
+    int *st = calloc (n + 1, sizeof *st);
+    if (!st) {
+        out->b->failed = 1;
+        return;
+    }
+    int n_st = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        st[i] = -1;
+        if (o->compute.code)
+            continue;
+        for (size_t k = 0; k < i && st[i] < 0; k++)
+            if (st[k] >= 0 && !strcmp (r->options[k].stack, o->stack)
+                && !strcmp (r->options[k].stack_why, o->stack_why))
+                st[i] = st[k];
+        if (st[i] < 0)
+            st[i] = n_st++;
+    }
+    const char *h[] = {"OPTION", "ACCELERATOR", "GPUS/NODE", "SCALE-UP",
+                       "SCALE TIER", "HEAD", "MGMT", "CPU NODES", "STACK"};
+    gp_rout_table (out, h, 9);
+    for (size_t i = 0; i < n; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (o->compute.code)
             continue;
-        gp_rout_item (out, 0, "%s: %s; %d head, %d management, %d CPU nodes "
-                              "(not costed); %s (%s)",
-                      o->name, o->scale_tier, o->head_nodes, o->mgmt_nodes,
-                      o->cpu_nodes, o->stack, o->stack_why);
+        char x[5][32];
+        snprintf (x[0], 32, "%d", o->gpus_per_node);
+        snprintf (x[1], 32, "%d", o->scale_up_domain);
+        snprintf (x[2], 32, "%d", o->head_nodes);
+        snprintf (x[3], 32, "%d", o->mgmt_nodes);
+        snprintf (x[4], 32, "%d", o->cpu_nodes);
+        char sl[8];
+        snprintf (sl, sizeof sl, "%c", 'A' + st[i] % 26);
+        const char *row[] = {o->name, o->accel_id, x[0], x[1], o->scale_tier,
+                             x[2], x[3], x[4], sl};
+        gp_rout_row (out, row);
     }
+    gp_rout_table_end (out);
+    for (int q = 0; q < n_st; q++)
+        for (size_t i = 0; i < n; i++)
+            if (st[i] == q) {
+                gp_rout_note (out, "Stack %c: %s (%s)", 'A' + q % 26,
+                              r->options[i].stack, r->options[i].stack_why);
+                break;
+            }
     gp_rout_note (out, "Note: %s.", NODES_NOTE);
+    free (st);
 }
 
-/* One option's quotas and simulated queueing: an item, the queueing
- * flag and one item per team under it.
+/* Multi-tenancy: one row per option with its simulated totals and, up to
+ * TEN_TEAM_COLS teams, one cell per team (quota against the ask,
+ * simulated jobs, waits and share of GPU time); with more teams, one row
+ * per option and team.  Flags and trims as notes.
  */
-static void tenancy_option (struct rout *out, const struct gp_plan_option *o)
+#define TEN_TEAM_COLS 6
+
+/* One team's cell: "436 (50%/50%) 1 job, 0.0/0.0/0.0 h, 25%". */
+static void team_cell (const struct gp_plan_option *o,
+                       const struct gp_plan_quota *t, int named, char *buf,
+                       size_t n)
 {
-    struct rbuf line = {0};
-    gp_rb_printf (&line, "%s quotas:", o->name);
-    for (size_t q = 0; q < o->n_quotas; q++)
-        gp_rb_printf (&line, " %s %lld GPUs (%.0f%% of %lld; asked %.0f%%)%s",
-                      o->quotas[q].team, o->quotas[q].gpus,
-                      100 * o->quotas[q].share, o->gpus,
-                      100 * o->quotas[q].wished_share,
-                      q + 1 < o->n_quotas ? "," : "");
-    if (o->quota_trim != GP_QUOTA_AS_ASKED)
-        gp_rb_printf (&line, "; trimmed: %s", o->quota_trim_why);
-    if (o->quota_short)
-        gp_rb_printf (&line, "; %s", o->quota_note);
-    if (o->sim.code) {
-        gp_rb_printf (&line, "; simulation: %s", o->sim.text);
-    } else {
-        char jain[16];
-        if (o->jain_index >= 0)
-            snprintf (jain, sizeof jain, "%.2f", o->jain_index);
-        else
-            snprintf (jain, sizeof jain, "n/a");
-        gp_rb_printf (&line, "; simulated %zu jobs: utilization %.1f%%, p95 "
-                             "wait %.1f h, longest large-job wait %.1f h, "
-                             "Jain %s",
-                      o->sim_jobs, 100 * o->utilization,
-                      o->wait_p95_s / 3600, o->starve_max_wait_s / 3600,
-                      jain);
-    }
-    if (line.failed)
-        out->b->failed = 1;
+    const char *who = named ? t->team : "";
+    const char *sep = named ? " " : "";
+    int k = snprintf (buf, n, "%.20s%s%lld GPUs (%.0f%%; asked %.0f%%)", who,
+                      sep, t->gpus, 100 * t->share, 100 * t->wished_share);
+    if (!o->sim.code && k > 0 && (size_t)k < n)
+        snprintf (buf + k, n - (size_t)k, ", %zu jobs, %.1f/%.1f/%.1f h, "
+                                          "%.0f%%",
+                  t->jobs, t->wait_mean_s / 3600, t->wait_p95_s / 3600,
+                  t->wait_max_s / 3600, 100 * t->used_share);
+}
+
+static void tenancy_row (struct rout *out, const struct gp_plan_option *o,
+                         size_t q0, size_t nq, int named)
+{
+    int sim = o->sim.code == 0;
+    char x[4][32], c[TEN_TEAM_COLS][128];
+    snprintf (x[0], 32, sim ? "%zu" : "-", o->sim_jobs);
+    snprintf (x[1], 32, sim ? "%.1f%%" : "-", 100 * o->utilization);
+    snprintf (x[2], 32, sim ? "%.1f/%.1f" : "-", o->wait_p95_s / 3600,
+              o->starve_max_wait_s / 3600);
+    if (sim && o->jain_index >= 0)
+        snprintf (x[3], 32, "%.2f", o->jain_index);
     else
-        gp_rout_item (out, 0, "%s", line.buf);
-    free (line.buf);
-    if (o->sim.code)
-        return;
-    if (o->queue != GP_QUEUE_OK)
-        gp_rout_item (out, 1, "FLAGGED: %s", o->queue_flag);
-    for (size_t q = 0; q < o->n_quotas; q++)
-        gp_rout_item (out, 1, "%s: %zu jobs, wait mean %.1f h, p95 %.1f h, "
-                              "max %.1f h, %.0f%% of GPU time",
-                      o->quotas[q].team, o->quotas[q].jobs,
-                      o->quotas[q].wait_mean_s / 3600,
-                      o->quotas[q].wait_p95_s / 3600,
-                      o->quotas[q].wait_max_s / 3600,
-                      100 * o->quotas[q].used_share);
+        snprintf (x[3], 32, sim ? "n/a" : "-");
+    const char *flag = !sim                     ? "not simulated"
+                       : o->queue != GP_QUEUE_OK ? "FLAGGED"
+                       : o->quota_short         ? "quota short"
+                                                : "ok";
+    const char *row[6 + TEN_TEAM_COLS] = {o->name, x[0], x[1], x[2], x[3],
+                                          flag};
+    for (size_t q = 0; q < nq && q < TEN_TEAM_COLS; q++) {
+        team_cell (o, &o->quotas[q0 + q], named, c[q], sizeof c[q]);
+        row[6 + q] = c[q];
+    }
+    gp_rout_row (out, row);
 }
 
 void gp_report_tenancy (struct rout *out, const struct gp_plan_result *r)
 {
     gp_rout_heading (out, "Multi-tenancy");
+    /* teams as columns when every option lists the same teams in the
+     * same order (the plan's teams), at most TEN_TEAM_COLS of them
+     */
+    const struct gp_plan_option *first = NULL;
+    int wide = 1;
     for (size_t i = 0; i < r->n_options; i++) {
         const struct gp_plan_option *o = &r->options[i];
         if (o->compute.code || o->n_quotas == 0)
             continue;
-        tenancy_option (out, o);
+        if (!first)
+            first = o;
+        wide &= o->n_quotas == first->n_quotas;
+        for (size_t q = 0; wide && q < o->n_quotas; q++)
+            wide &= !strcmp (o->quotas[q].team, first->quotas[q].team);
+    }
+    if (!first)
+        return;
+    size_t nt = first->n_quotas;
+    wide &= nt <= TEN_TEAM_COLS;
+    const char *h[6 + TEN_TEAM_COLS] = {"OPTION", "SIM JOBS", "UTILIZATION",
+                                        "P95/LARGE WAIT H", "JAIN", "CHECK"};
+    char th[TEN_TEAM_COLS][GP_PLAN_NAME + 8];
+    size_t ncol = 6 + (wide ? nt : 1);
+    for (size_t q = 0; q < (wide ? nt : 1); q++) {
+        snprintf (th[q], sizeof th[q], "%s",
+                  wide ? first->quotas[q].team : "TEAM");
+        h[6 + q] = th[q];
+    }
+    gp_rout_table (out, h, ncol);
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (o->compute.code || o->n_quotas == 0)
+            continue;
+        if (wide)
+            tenancy_row (out, o, 0, o->n_quotas, 0);
+        else
+            for (size_t q = 0; q < o->n_quotas; q++)
+                tenancy_row (out, o, q, 1, 1);
+    }
+    gp_rout_table_end (out);
+    gp_rout_note (out, "Per option: simulated jobs, utilization, p95 wait of "
+                       "all jobs / longest wait of a large job (hours), Jain "
+                       "fairness over teams. Per team: quota GPUs (share of "
+                       "the option's GPUs; share asked), simulated jobs, "
+                       "wait mean/p95/max (hours), share of GPU time "
+                       "received. Quota "
+                       "shortfalls are in the decision log (\"quotas:\").");
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option *o = &r->options[i];
+        if (o->compute.code || o->n_quotas == 0)
+            continue;
+        if (o->quota_trim != GP_QUOTA_AS_ASKED)
+            gp_rout_note (out, "%s quotas trimmed: %s", o->name,
+                          o->quota_trim_why);
+        if (o->sim.code)
+            gp_rout_note (out, "%s simulation: %s", o->name, o->sim.text);
+        else if (o->queue != GP_QUEUE_OK)
+            gp_rout_note (out, "%s FLAGGED: %s", o->name, o->queue_flag);
     }
 }
 
@@ -527,11 +653,10 @@ void gp_report_sources (struct rout *out, const struct gp_plan_result *r)
 }
 
 const gp_report_section_f gp_report_details[] = {
-    gp_report_network,     gp_report_bandwidth,   gp_report_sharp,
+    gp_report_infra,       gp_report_network,     gp_report_sharp,
     gp_report_storage,
-    gp_report_power,       gp_report_cost,        gp_report_unit_costs,
+    gp_report_power,       gp_report_cost,
     gp_report_price_warnings,
-    gp_report_infra,       gp_report_tenancy,     gp_report_sensitivity,
-    gp_report_ranges,
+    gp_report_tenancy,     gp_report_sensitivity, gp_report_ranges,
     gp_report_log,         gp_report_unsupported, NULL,
 };

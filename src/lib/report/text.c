@@ -1,6 +1,6 @@
-/* text.c - the plan report as plain text or Markdown: the title and the
- * recommendation, then every report section in order (sections.c); the
- * two formats differ only in the writer's syntax.
+/* text.c - the plan report as plain text or Markdown: the title, the
+ * executive summary (summary.c), then every report section in order
+ * (sections.c); the two formats differ only in the writer's syntax.
  */
 #include <stdio.h>
 
@@ -19,20 +19,6 @@ static void title (struct rout *out, const struct gp_plan_result *r)
         gp_rb_printf (b, "capacity plan %s: %zu options over %.3g years\n",
                       r->name, r->n_options, r->horizon_years);
     }
-    gp_rout_heading (out, "Recommendation");
-    int md = out->fmt == ROUT_MD;
-    if (r->recommended >= 0 && md) {
-        gp_rb_printf (b, "**");
-        gp_rb_md (b, r->options[r->recommended].name, 1);
-        gp_rb_printf (b, "**: ");
-        gp_rb_md (b, r->reason, 0);
-        gp_rb_printf (b, "\n");
-    } else if (r->recommended >= 0)
-        gp_rb_printf (b, "%s: %s\n", r->options[r->recommended].name,
-                      r->reason);
-    else
-        gp_rb_printf (b, "none: no option is both feasible and fully "
-                         "costed (see the decision log)\n");
 }
 
 void gp_report_textual (struct rbuf *b, const struct gp_plan_result *r,
@@ -42,8 +28,10 @@ void gp_report_textual (struct rbuf *b, const struct gp_plan_result *r,
     if (gp_rout_init (&out, b, md ? ROUT_MD : ROUT_TEXT) != 0)
         return;
     title (&out, r);
+    gp_report_exec_summary (&out, r);
     gp_report_options (&out, r);
     gp_report_availability (&out, r);
+    gp_report_curve (&out, r);
     for (size_t i = 0; gp_report_details[i]; i++)
         gp_report_details[i](&out, r);
     gp_report_assumptions (&out, r);

@@ -259,7 +259,7 @@ static json_t *accel_json (const struct gp_train_plan_result *r,
     json_object_set_new (o, "reliability", reliability_json (p));
     json_object_set_new (o, "batch_limited", json_boolean (p->batch_limited));
     batch_json (r, p, o);
-    if (r->target_days > 0)
+    if (p->n_curve)
         curve_json (r, p, o);
     return lists_json (p, o);
 }

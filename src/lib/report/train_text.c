@@ -159,7 +159,8 @@ static void outcome (struct rbuf *b, const struct gp_train_accel_plan *p)
 }
 
 /* The deadline curve: GPUs against days, from an eighth of the answer
- * up (the JSON has every size), and the sizes skipped as slower.
+ * up (the JSON has every size), and the sizes skipped as slower; with a
+ * fixed count, the same curve around it (train_plan.c, fixed_curve).
  */
 static void curve (struct rbuf *b, const struct gp_train_plan_result *r,
                    const struct gp_train_accel_plan *p)
@@ -168,8 +169,13 @@ static void curve (struct rbuf *b, const struct gp_train_plan_result *r,
     size_t shown = 0, skipped = 0;
     if (!p->n_curve)
         return;
-    gp_rb_printf (b, "  GPUs vs days (fastest batch and layout per size; "
-                "the answer is the fewest that meet the date):\n");
+    int fixed = r->fixed_gpus > 0;
+    if (fixed)
+        gp_rb_printf (b, "  GPUs vs days (fastest batch and layout per "
+                         "whole-node size, around the given count):\n");
+    else
+        gp_rb_printf (b, "  GPUs vs days (fastest batch and layout per size; "
+                    "the answer is the fewest that meet the date):\n");
     gp_rb_printf (b, "    %8s %8s %6s %12s  %s\n", "GPUs", "days", "MFU",
              "batch (tok)", "layout");
     for (size_t i = 0; i < p->n_curve; i++) {
@@ -183,7 +189,9 @@ static void curve (struct rbuf *b, const struct gp_train_plan_result *r,
         gp_train_layout_text (&c->layout, ls, sizeof ls);
         gp_rb_printf (b, "    %8d %8.1f %5.1f%% %11.3gM  %s%s\n", c->gpus,
                  c->days, 100 * c->mfu, c->global_batch * r->job.seq_len / 1e6,
-                 ls, c->gpus == p->n_gpus ? "  <- chosen" : "");
+                 ls, c->gpus != p->n_gpus ? ""
+                     : fixed             ? "  <- given"
+                                         : "  <- chosen");
         shown++;
     }
     if (skipped)
