@@ -529,7 +529,9 @@ static const char *val_str (const json_t *v, char *buf, size_t n)
     return buf;
 }
 
-/* "a -> b" of a number field {a, b, ...} of a changed option. */
+/* "a to b" of a number field {a, b, ...} of a changed option; 'usd' 1
+ * writes money, 2 a rate with cents.
+ */
 static const char *pair_str (const json_t *c, const char *k, int usd,
                              char *buf, size_t n)
 {
@@ -538,19 +540,23 @@ static const char *pair_str (const json_t *c, const char *k, int usd,
         return "";
     char x[40], y[40];
     const json_t *u = json_object_get (d, "a"), *v = json_object_get (d, "b");
-    if (usd && json_is_number (u))
+    if (usd == 1 && json_is_number (u))
         gp_fmt_usd (json_number_value (u), x, sizeof x);
+    else if (usd == 2 && json_is_number (u))
+        snprintf (x, sizeof x, "$%.2f", json_number_value (u));
     else
         val_str (u, x, sizeof x);
-    if (usd && json_is_number (v))
+    if (usd == 1 && json_is_number (v))
         gp_fmt_usd (json_number_value (v), y, sizeof y);
+    else if (usd == 2 && json_is_number (v))
+        snprintf (y, sizeof y, "$%.2f", json_number_value (v));
     else
         val_str (v, y, sizeof y);
     const json_t *p = json_object_get (d, "delta_pct");
     if (json_is_number (p))
-        snprintf (buf, n, "%s -> %s (%+.1f%%)", x, y, json_number_value (p));
+        snprintf (buf, n, "%s to %s (%+.1f%%)", x, y, json_number_value (p));
     else
-        snprintf (buf, n, "%s -> %s", x, y);
+        snprintf (buf, n, "%s to %s", x, y);
     return buf;
 }
 
@@ -564,12 +570,12 @@ static void render_changes (struct rout *o, const json_t *d)
     if (json_array_size (in) || json_array_size (as)) {
         gp_rout_heading (o, "Inputs and assumptions");
         json_array_foreach (in, i, c)
-            gp_rout_item (o, 0, "%s: %s -> %s",
+            gp_rout_item (o, 0, "%s: %s to %s",
                           json_string_value (json_object_get (c, "path")),
                           val_str (json_object_get (c, "a"), x, sizeof x),
                           val_str (json_object_get (c, "b"), y, sizeof y));
         json_array_foreach (as, i, c)
-            gp_rout_item (o, 0, "assumption %s: %s -> %s %s",
+            gp_rout_item (o, 0, "assumption %s: %s to %s %s",
                           json_string_value (json_object_get (c, "key")),
                           val_str (json_object_get (c, "a"), x, sizeof x),
                           val_str (json_object_get (c, "b"), y, sizeof y),
@@ -592,15 +598,14 @@ static void render_changes (struct rout *o, const json_t *d)
         gp_rout_item (o, 0, "removed in B: %s", json_string_value (c));
     if (!json_array_size (ch))
         return;
-    static const char *const heads[] = {"option", "TCO A -> B",
-                                        "GPUs A -> B",
-                                        "$/GPU-h A -> B", "feasible A -> B"};
+    static const char *const heads[] = {"option (A to B)", "TCO", "GPUs",
+                                        "$/GPU-h", "feasible"};
     gp_rout_table (o, heads, 5);
     json_array_foreach (ch, i, c) {
         char t[96], g[96], h[96], f[96] = "";
         const json_t *fe = json_object_get (c, "feasible");
         if (fe)
-            snprintf (f, sizeof f, "%s -> %s",
+            snprintf (f, sizeof f, "%s to %s",
                       json_is_true (json_object_get (fe, "a")) ? "yes" : "no",
                       json_is_true (json_object_get (fe, "b")) ? "yes"
                                                                : "no");
@@ -608,7 +613,7 @@ static void render_changes (struct rout *o, const json_t *d)
             json_string_value (json_object_get (c, "name")),
             pair_str (c, "tco_usd", 1, t, sizeof t),
             pair_str (c, "gpus", 0, g, sizeof g),
-            pair_str (c, "cost_per_gpu_hour_usd", 0, h, sizeof h),
+            pair_str (c, "cost_per_gpu_hour_usd", 2, h, sizeof h),
             f,
         };
         gp_rout_row (o, cells);
@@ -628,7 +633,7 @@ static char *render_textual (const json_t *d, enum rout_fmt fmt,
     if (fmt == ROUT_MD) {
         gp_rb_printf (&b, "# Scenario diff: ");
         gp_rb_md (&b, na ? na : "?", 0);
-        gp_rb_printf (&b, " -> ");
+        gp_rb_printf (&b, " to ");
         gp_rb_md (&b, nb ? nb : "?", 0);
         gp_rb_printf (&b, "\n");
     } else if (fmt == ROUT_HTML) {
@@ -638,7 +643,7 @@ static char *render_textual (const json_t *d, enum rout_fmt fmt,
         gp_rb_esc (&b, nb ? nb : "?");
         gp_rb_printf (&b, "</h2>\n");
     } else {
-        gp_rb_printf (&b, "scenario diff: %s -> %s\n", na ? na : "?",
+        gp_rb_printf (&b, "scenario diff: %s to %s\n", na ? na : "?",
                       nb ? nb : "?");
     }
     if (json_is_true (json_object_get (d, "empty"))) {
@@ -668,7 +673,8 @@ char *gp_plan_diff_render (const struct json_t *diff,
                            enum gp_report_format f, gp_error_t *err)
 {
     if (!json_is_object (diff)
-        || !json_is_object (json_object_get (diff, "recommendation"))) {
+        || !json_is_object (json_object_get (diff, "recommendation"))
+        || !json_is_boolean (json_object_get (diff, "empty"))) {
         gp_errprintf (err, GP_EINVAL, "diff: not a diff document");
         return NULL;
     }
