@@ -108,14 +108,34 @@ static int emit (char *text, const char *out, gp_error_t *err)
     return rc;
 }
 
+/* One of --set ('S'), --sweep ('W'), --compare ('C') into 'w'; 0, or
+ * EXIT_USAGE after the message.
+ */
+static int whatif_opt (struct whatif *w, int o, const char *arg)
+{
+    if (o == 'W')
+        w->sweep = arg;
+    else if (o == 'C')
+        w->compare = arg;
+    else if (w->n_sets == PLAN_MAX_SETS)
+        return cli_usage_error ("plan: --set: at most %d", PLAN_MAX_SETS);
+    else
+        w->sets[w->n_sets++] = arg;
+    return 0;
+}
+
 /* plan --sweep: one library call, one render. */
-static int run_sweep (const struct gp_doc *doc, const struct whatif *w,
+static int run_sweep (const char *path, const struct whatif *w,
                       const struct gp_catalog *cat, enum gp_report_format f,
                       const char *out)
 {
     gp_error_t err = {0};
-    struct gp_plan_sweep *sw = gp_plan_sweep_run (doc, w->sets, w->n_sets,
-                                                  w->sweep, cat, &err);
+    struct gp_doc *doc = gp_doc_load (path, &err);
+    struct gp_plan_sweep *sw =
+        doc ? gp_plan_sweep_run (doc, w->sets, w->n_sets, w->sweep, cat,
+                                 &err)
+            : NULL;
+    gp_doc_destroy (doc);
     if (!sw)
         return cli_fail (&err);
     int rc = emit (gp_plan_sweep_render (sw, f, &err), out, &err);
@@ -163,6 +183,15 @@ static int run_compare (const char *a_path, const struct whatif *w,
     return rc;
 }
 
+/* --compare or --sweep instead of one plan. */
+static int run_whatif (const char *path, const struct whatif *w,
+                       const struct gp_catalog *cat,
+                       enum gp_report_format f, const char *out)
+{
+    return w->compare ? run_compare (path, w, cat, f, out)
+                      : run_sweep (path, w, cat, f, out);
+}
+
 int cmd_plan (int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -201,16 +230,10 @@ int cmd_plan (int argc, char **argv)
             dir = optarg;
             break;
         case 'S':
-            if (wi.n_sets == PLAN_MAX_SETS)
-                return cli_usage_error ("plan: --set: at most %d",
-                                        PLAN_MAX_SETS);
-            wi.sets[wi.n_sets++] = optarg;
-            break;
         case 'W':
-            wi.sweep = optarg;
-            break;
         case 'C':
-            wi.compare = optarg;
+            if (whatif_opt (&wi, o, optarg) != 0)
+                return EXIT_USAGE;
             break;
         case 'h':
             return cli_help ("plan");
@@ -226,18 +249,12 @@ int cmd_plan (int argc, char **argv)
     struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
-    if (wi.compare) {
-        int crc = run_compare (argv[optind], &wi, cat, fmt, out);
+    if (wi.compare || wi.sweep) {
+        int wrc = run_whatif (argv[optind], &wi, cat, fmt, out);
         gp_catalog_destroy (cat);
-        return crc;
+        return wrc;
     }
     struct gp_doc *doc = gp_doc_load (argv[optind], &err);
-    if (doc && wi.sweep) {
-        int src = run_sweep (doc, &wi, cat, fmt, out);
-        gp_doc_destroy (doc);
-        gp_catalog_destroy (cat);
-        return src;
-    }
     struct gp_plan_spec *spec =
         doc ? gp_plan_spec_from_doc_set (doc, wi.sets, wi.n_sets, cat, &err)
             : NULL;
