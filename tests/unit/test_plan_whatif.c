@@ -207,6 +207,49 @@ static void nearest_budget (void **state)
     gp_plan_result_destroy (r);
 }
 
+/* Power below the on-prem option's IT power and no allowed cloud with an
+ * option: the nearest change raises the power to that option's IT power
+ * (under +50 %, nearer than allowing a cloud, counted +100 %); with a
+ * budget of $1M as well, allowing AWS alone makes aws-p5/mix ($982k)
+ * feasible and comes before every change of two constraints.
+ */
+static void nearest_power_and_cloud (void **state)
+{
+    struct wf *f = *state;
+    const char *free_sets[] = {"constraints.power=1e9"};
+    struct gp_plan_result *u = plan_with (f, free_sets, 1);
+    const struct gp_plan_option *onprem = &u->options[0];
+    assert_string_equal (onprem->name, "h100-onprem");
+    double it_w = onprem->pow.it_w;
+    assert_true (it_w > 80e3 && it_w < 1.5 * 80e3);
+    gp_plan_result_destroy (u);
+
+    const char *sets[] = {"constraints.power=80kW", "constraints.clouds=[gcp]",
+                          "constraints.budget=1e6"};
+    struct gp_plan_result *r = plan_with (f, sets, 2);
+    assert_int_equal (r->recommended, -1);
+    assert_true (r->n_changes >= 2);
+    const struct gp_plan_change *ch = &r->changes[0];
+    assert_string_equal (ch->option_name, "h100-onprem");
+    assert_int_equal (ch->n_relax, 1);
+    assert_int_equal (ch->relax[0].kind, GP_CHANGE_POWER);
+    assert_true (ch->relax[0].from == 80e3);
+    assert_true (ch->relax[0].to == ceil (it_w));
+    assert_int_equal (r->changes[1].relax[0].kind, GP_CHANGE_CLOUD);
+    gp_plan_result_destroy (r);
+
+    r = plan_with (f, sets, 3);
+    assert_int_equal (r->recommended, -1);
+    ch = &r->changes[0];
+    assert_int_equal (ch->n_relax, 1);
+    assert_int_equal (ch->relax[0].kind, GP_CHANGE_CLOUD);
+    assert_string_equal (ch->relax[0].cloud, "aws");
+    /* the rest need two changes, nearest first */
+    for (size_t i = 1; i < r->n_changes; i++)
+        assert_int_equal (r->changes[i].n_relax, 2);
+    gp_plan_result_destroy (r);
+}
+
 /* A deadline no option meets: the nearest change extends it to the least
  * whole number of days at which one is feasible (bisection), and a day
  * less is not enough.
@@ -350,6 +393,7 @@ int main (void)
         cmocka_unit_test (set_overrides_spec),
         cmocka_unit_test (set_errors),
         cmocka_unit_test (nearest_budget),
+        cmocka_unit_test (nearest_power_and_cloud),
         cmocka_unit_test (nearest_deadline),
         cmocka_unit_test (sweep_budget),
         cmocka_unit_test (sweep_full_matches_set),

@@ -128,6 +128,11 @@ static int apply_one (json_t *root, const char *key, json_t *val,
                 json_incref (u->old);
                 if (json_object_set (node, seg, val) != 0)
                     goto nomem;
+            } else if (!json_is_array (node)) {
+                return gp_errprintf (err, GP_EINVAL,
+                                     "--set %s: '%s' is inside a value that "
+                                     "is neither a mapping nor a list", key,
+                                     seg);
             } else {
                 long k = list_find (node, seg);
                 if (k < 0)
