@@ -930,7 +930,8 @@ int gp_plan_status (const struct gp_plan_result *r, gp_error_t *err);
 /* ------------------- what-if: overrides and sweeps -------------------- */
 
 /* Read the plan spec of 'doc' with the overrides 'sets' applied
- * (override.c; docs/cli.md, "plan --set"): 'n_sets' strings "KEY=VALUE".
+ * (override.c; docs/formats/plan.md, "Overrides and sweeps"): 'n_sets'
+ * strings "KEY=VALUE".
  * KEY is a dotted path into the document, list entries addressed by
  * their 'name' (or index): "constraints.budget",
  * "workloads.pretrain.tokens", "options.h100-onprem.gpus"; or a defaults

@@ -76,8 +76,8 @@ char *gp_plan_diff_render (const struct json_t *diff,
 
 /* A sweep (gp_plan_sweep_run, plan.h) as JSON: {"sweep": {key, from,
  * to, steps, reuse, points: [{value, recommended, tco_usd, gpus,
- * feasible_options, changed}], changes: [...]}} (docs/formats/plan.md,
- * "Sweeps").  The caller releases it with json_decref(); NULL when 'sw'
+ * feasible_options, changed, status}], changes: [...]}}
+ * (docs/formats/plan.md, "Overrides and sweeps").  The caller releases it with json_decref(); NULL when 'sw'
  * is NULL or on allocation failure.
  */
 struct json_t *gp_plan_sweep_json (const struct gp_plan_sweep *sw);

@@ -217,6 +217,41 @@ static void moved_by_constraint (void **state)
     json_decref (b);
 }
 
+/* A budget below every option: nothing is feasible in B (the why gives
+ * B's nearest feasible change); and back again: nothing was feasible in A.
+ */
+static void moved_to_none_and_back (void **state)
+{
+    (void)state;
+    const char *sets[] = {"constraints.budget=$900k"};
+    json_t *a = plan_json (EXAMPLE ("startup-plan.yaml"), NULL, 0);
+    json_t *b = plan_json (EXAMPLE ("startup-plan.yaml"), sets, 1);
+    gp_error_t err = {0};
+    json_t *d = gp_plan_diff (a, b, &err);
+    assert_non_null (d);
+    const json_t *rec = json_object_get (d, "recommendation");
+    assert_true (json_is_null (json_object_get (rec, "b")));
+    assert_string_equal (json_string_value (json_object_get (rec, "reason")),
+                         "none_in_b");
+    const char *why = json_string_value (json_object_get (rec, "why"));
+    const char *near = json_string_value (json_object_get (
+        json_object_get (json_object_get (b, "recommendation"),
+                         "nearest_change"),
+        "text"));
+    assert_non_null (near);
+    assert_non_null (strstr (why, near));
+    json_decref (d);
+    d = gp_plan_diff (b, a, &err);
+    assert_non_null (d);
+    rec = json_object_get (d, "recommendation");
+    assert_string_equal (json_string_value (json_object_get (rec, "reason")),
+                         "none_in_a");
+    assert_true (json_is_true (json_object_get (rec, "moved")));
+    json_decref (d);
+    json_decref (a);
+    json_decref (b);
+}
+
 /* Documents that are not plan results: GP_EINVAL naming the document
  * ("a: " or "b: ") and the JSON path.
  */
@@ -268,6 +303,7 @@ int main (void)
         cmocka_unit_test (self_diff_is_empty),
         cmocka_unit_test (one_discount),
         cmocka_unit_test (moved_by_constraint),
+        cmocka_unit_test (moved_to_none_and_back),
         cmocka_unit_test (not_plan_results),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

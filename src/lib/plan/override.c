@@ -1,6 +1,6 @@
 /* override.c - `plan --set KEY=VALUE`: overrides applied to the plan
  * document's tree before the spec is read, so that the spec's own checks,
- * ranges and messages judge the new value (docs/cli.md, "plan --set").
+ * ranges and messages judge the new value (docs/formats/plan.md, "Overrides and sweeps").
  *
  * A key is a dotted path into the document (list entries addressed by
  * their 'name', or by index) or a defaults-registry key the plan reads,

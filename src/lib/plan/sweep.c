@@ -1,6 +1,6 @@
 /* sweep.c - `plan --sweep KEY=A..B[:STEPS]`: the recommendation, its TCO
  * and GPUs and the number of feasible options at evenly spaced values of
- * one spec or registry key (docs/cli.md, "plan --sweep").
+ * one spec or registry key (docs/formats/plan.md, "Overrides and sweeps").
  *
  * Each point reads the spec with the value set, through the same
  * override path as --set (override.c), so the spec's checks judge every
@@ -185,6 +185,7 @@ static int sweep_full (const struct gp_doc *doc, const char *const *sets,
         if (!r)
             return err ? err->code : GP_EINVAL;
         record (p, r->options, r->n_options, r->recommended);
+        p->status = gp_plan_status (r, NULL);
         gp_plan_result_destroy (r);
     }
     return 0;

@@ -404,10 +404,9 @@ static void why_moved (json_t *r, const json_t *a, const json_t *b,
                              "nearest_change"),
             "text"));
         set (r, "reason", json_string ("none_in_b"));
-        snprintf (why, n, "moved: nothing is feasible in B; %s %s%s%s", na,
+        snprintf (why, n, "moved: nothing is feasible in B; %s %s%s", na,
                   old_b ? "is now rejected: " : "is not an option in B",
-                  old_b ? violation (old_b) : "",
-                  near ? "" : "");
+                  old_b ? violation (old_b) : "");
         if (near) {
             l = strlen (why);
             snprintf (why + l, n - l, "; nearest feasible change: %s", near);

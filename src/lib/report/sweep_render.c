@@ -1,6 +1,6 @@
 /* sweep_render.c - a sweep of one key (gp_plan_sweep_run) as a table and
  * the values between which the recommendation changes, in text,
- * Markdown, an HTML fragment or JSON (docs/formats/plan.md, "Sweeps").
+ * Markdown, an HTML fragment or JSON (docs/formats/plan.md, "Overrides and sweeps").
  * Renders only: every number comes from the sweep.
  */
 #include <jansson.h>
@@ -49,6 +49,10 @@ struct json_t *gp_plan_sweep_json (const struct gp_plan_sweep *sw)
                                           : json_null ());
         set (o, "feasible_options",
              json_integer ((json_int_t)p->n_feasible));
+        set (o, "status", json_string (p->status == 0 ? "ok"
+                                       : p->status == GP_EINFEASIBLE
+                                           ? "infeasible"
+                                           : gp_strerror (p->status)));
         set (o, "changed", json_boolean (p->changed));
         json_array_append_new (pts, o);
         if (!p->changed)
