@@ -143,9 +143,11 @@ static int run_sweep (const char *path, const struct whatif *w,
     return rc;
 }
 
-/* The plan result of 'path' as JSON (NULL after printing the error). */
+/* The plan result of 'path' as JSON (NULL after printing the error, its
+ * exit status in '*rc').
+ */
 static json_t *plan_json_of (const char *path, const struct whatif *w,
-                             const struct gp_catalog *cat)
+                             const struct gp_catalog *cat, int *rc)
 {
     gp_error_t err = {0};
     struct gp_doc *doc = gp_doc_load (path, &err);
@@ -156,9 +158,9 @@ static json_t *plan_json_of (const char *path, const struct whatif *w,
     struct gp_plan_result *r = s ? gp_plan_run (s, cat, &err) : NULL;
     json_t *j = r ? gp_report_json (r) : NULL;
     if (!r)
-        cli_fail (&err);
+        *rc = cli_fail (&err);
     else if (!j)
-        fprintf (stderr, "gpuplan: error: plan: out of memory\n");
+        *rc = cli_fail (&(gp_error_t){GP_ENOMEM, "plan: out of memory"});
     gp_plan_result_destroy (r);
     gp_plan_spec_destroy (s);
     gp_doc_destroy (doc);
@@ -171,14 +173,15 @@ static int run_compare (const char *a_path, const struct whatif *w,
                         enum gp_report_format f, const char *out)
 {
     gp_error_t err = {0};
-    json_t *a = plan_json_of (a_path, NULL, cat);
-    json_t *b = a ? plan_json_of (w->compare, w, cat) : NULL;
+    int rc = EXIT_USAGE;
+    json_t *a = plan_json_of (a_path, NULL, cat, &rc);
+    json_t *b = a ? plan_json_of (w->compare, w, cat, &rc) : NULL;
     json_t *d = b ? gp_plan_diff (a, b, &err) : NULL;
     json_decref (a);
     json_decref (b);
     if (!d)
-        return err.code ? cli_fail (&err) : EXIT_USAGE;
-    int rc = emit (gp_plan_diff_render (d, f, &err), out, &err);
+        return b ? cli_fail (&err) : rc;
+    rc = emit (gp_plan_diff_render (d, f, &err), out, &err);
     json_decref (d);
     return rc;
 }
