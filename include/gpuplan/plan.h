@@ -883,6 +883,74 @@ struct gp_plan_curve {
     struct gp_plan_curve_pt pt[GP_PLAN_CURVE_MAX];
 };
 
+/* The nearest feasible change (nearest.c; docs/formats/plan.md,
+ * "Nearest feasible change"): when no option is feasible, the least
+ * relaxation of the constraints that block an option, found by checking
+ * the evaluated option again with the constraint relaxed (budget, power,
+ * racks, clouds: the option's figures do not depend on them, so the
+ * least value is the option's own TCO, IT power or racks), or by
+ * bisection on a training run's deadline with the options evaluated
+ * again at each step.
+ */
+enum gp_plan_change_kind {
+    GP_CHANGE_BUDGET,           /* constraints.budget up to 'to' USD */
+    GP_CHANGE_POWER,            /* constraints.power up to 'to' W */
+    GP_CHANGE_RACKS,            /* constraints.floor_racks up to 'to' */
+    GP_CHANGE_CLOUD,            /* allow cloud 'cloud' in
+                                 * constraints.clouds */
+    GP_CHANGE_DEADLINE,         /* workloads.<name>.deadline up to 'to' s */
+};
+
+/* The JSON keyword of 'k' ("budget", "power", "racks", "cloud",
+ * "deadline"); "?" outside the enum.  Static storage.
+ */
+const char *gp_plan_change_kind_str (enum gp_plan_change_kind k);
+
+#define GP_PLAN_MAX_RELAX 4
+#define GP_PLAN_MAX_CHANGES 4
+
+/* One relaxed constraint of a change. */
+struct gp_plan_relax {
+    enum gp_plan_change_kind kind;
+    char key[GP_PLAN_NAME + 32]; /* the spec key, as --set takes it:
+                                  * "constraints.budget",
+                                  * "workloads.pretrain.deadline" */
+    double from;                /* the value now (0 = no limit) */
+    double to;                  /* the least value that works; in USD, W,
+                                 * racks or s as 'kind' says */
+    char cloud[16];             /* GP_CHANGE_CLOUD: the cloud to allow */
+};
+
+/* A change that makes option 'option' feasible: every relaxation it
+ * needs (n_relax of them); 'text' says it in words.
+ */
+struct gp_plan_change {
+    int option;                 /* index in gp_plan_result.options */
+    char option_name[96];
+    double tco_usd;             /* the option's TCO once feasible (for a
+                                 * deadline change: at the new deadline) */
+    long long gpus;             /* its GPUs (likewise) */
+    struct gp_plan_relax relax[GP_PLAN_MAX_RELAX];
+    size_t n_relax;
+    char text[GP_PLAN_TEXT];
+};
+
+/* The spec's inputs a result echoes (docs/formats/plan.md, "inputs"), so
+ * that two results can be compared without their specs (gp_plan_diff):
+ * copies of the spec's fields, catalog and trace pointers cleared.
+ */
+struct gp_plan_inputs {
+    int set;                    /* 1 when filled (by gp_plan_run) */
+    double horizon_years;
+    char policy[32];
+    struct gp_plan_constraints cons;
+    struct gp_plan_workload workloads[GP_PLAN_MAX_WORKLOADS];
+    size_t n_workloads;
+    struct gp_plan_option_spec options[GP_PLAN_MAX_OPTION_SPECS];
+    size_t n_options;
+    struct gp_plan_existing existing;
+};
+
 struct gp_plan_result {
     char name[GP_PLAN_NAME];
     double horizon_years;
@@ -920,6 +988,16 @@ struct gp_plan_result {
      */
     struct gp_plan_summary summary;
     struct gp_plan_curve curve;
+    /* When no option is recommended: the nearest feasible changes, the
+     * nearest first (fewest constraints relaxed, then the smallest
+     * relative change, then the lowest TCO); n_changes 0 when an option
+     * is recommended or no relaxation of budget, power, racks, clouds or
+     * a deadline makes one feasible.  nearest.c.
+     */
+    struct gp_plan_change changes[GP_PLAN_MAX_CHANGES];
+    size_t n_changes;
+    /* The spec's inputs, echoed for comparisons (inputs.c). */
+    struct gp_plan_inputs inputs;
 };
 
 /* Build every option of 'spec', cost it, check the constraints, pick the
@@ -995,6 +1073,91 @@ void gp_plan_result_destroy (struct gp_plan_result *r);
  * completed because a planner it needs is not yet supported.
  */
 int gp_plan_status (const struct gp_plan_result *r, gp_error_t *err);
+
+/* ------------------- what-if: overrides and sweeps -------------------- */
+
+/* Read the plan spec of 'doc' with the overrides 'sets' applied
+ * (override.c; docs/formats/plan.md, "Overrides and sweeps"): 'n_sets'
+ * strings "KEY=VALUE".
+ * KEY is a dotted path into the document, list entries addressed by
+ * their 'name' (or index): "constraints.budget",
+ * "workloads.pretrain.tokens", "options.h100-onprem.gpus"; or a defaults
+ * registry key the plan reads ("plan.reserved_1y_discount" or
+ * "reserved_1y_discount"), which sets "assumptions.<key>".  VALUE is one
+ * YAML value ("5e6", "$5M", "[aws, gcp]").  The values replace the
+ * document's before the spec is read, so the spec's own checks, ranges
+ * and messages apply.  'doc' is changed during the call and restored
+ * before it returns (not safe on one doc from two threads).
+ * Returns a spec as gp_plan_spec_from_doc() does, or NULL with 'err'
+ * set: GP_EINVAL for a malformed assignment, an unknown key or a value
+ * the spec rejects, the message starting "--set KEY: " (the spec
+ * reader's message and allowed range follow); the spec's own errors
+ * otherwise.
+ */
+struct gp_plan_spec *gp_plan_spec_from_doc_set (const struct gp_doc *doc,
+                                                const char *const *sets,
+                                                size_t n_sets,
+                                                const struct gp_catalog *cat,
+                                                gp_error_t *err);
+
+#define GP_PLAN_SWEEP_STEPS 11      /* default points of a sweep */
+#define GP_PLAN_SWEEP_MAX_STEPS 101 /* at most */
+
+/* What a sweep reuses between its points (gp_plan_sweep.reuse). */
+enum gp_plan_sweep_reuse {
+    GP_SWEEP_REUSE_SPEC,        /* each point reads the spec with the
+                                 * value set and plans it in full; the
+                                 * document and catalog are read once */
+    GP_SWEEP_REUSE_OPTIONS,     /* a constraint key (constraints.budget,
+                                 * .power, .floor_racks): the options are
+                                 * evaluated once and each point checks
+                                 * the constraints and picks again */
+};
+
+/* One point of a sweep. */
+struct gp_plan_sweep_point {
+    double value;               /* the key's value (its spec unit) */
+    int status;                 /* 0, or the point's gp_plan_status() code
+                                 * (GP_EINFEASIBLE: nothing feasible) */
+    char recommended[96];       /* "" when none */
+    double tco_usd;             /* the recommended option's; 0 = none */
+    long long gpus;             /* likewise */
+    size_t n_feasible;          /* options feasible and fully costed */
+    int changed;                /* 1 when the recommendation differs from
+                                 * the previous point's */
+};
+
+struct gp_plan_sweep {
+    char key[GP_PLAN_TEXT];
+    double from, to;
+    size_t n_points;
+    enum gp_plan_sweep_reuse reuse;
+    struct gp_plan_sweep_point *points;     /* owned */
+};
+
+/* Parse a sweep "KEY=A..B[:STEPS]" into 'key' (of 'n' bytes), '*a',
+ * '*b' and '*steps' (GP_PLAN_SWEEP_STEPS when absent; 2 to
+ * GP_PLAN_SWEEP_MAX_STEPS; A and B plain numbers in the key's spec unit,
+ * A < B).  Returns 0 or GP_EINVAL with 'err' saying why.
+ */
+int gp_plan_sweep_parse (const char *arg, char *key, size_t n, double *a,
+                         double *b, int *steps, gp_error_t *err);
+
+/* Plan 'doc' with 'sets' (as gp_plan_spec_from_doc_set) at each of the
+ * sweep's evenly spaced values of KEY (gp_plan_sweep_parse), A and B
+ * included; integer-valued keys (an integer in the document or a
+ * count such as floor_racks) take rounded values.  Returns a sweep the
+ * caller frees with gp_plan_sweep_destroy(), or NULL with 'err' set (the
+ * errors of gp_plan_sweep_parse, of the spec read at a point, naming
+ * "--sweep KEY=VALUE", of gp_plan_run).
+ */
+struct gp_plan_sweep *gp_plan_sweep_run (const struct gp_doc *doc,
+                                         const char *const *sets,
+                                         size_t n_sets, const char *sweep,
+                                         const struct gp_catalog *cat,
+                                         gp_error_t *err);
+/* Free 'sw'; NULL is a no-op. */
+void gp_plan_sweep_destroy (struct gp_plan_sweep *sw);
 
 #ifdef __cplusplus
 }

@@ -76,6 +76,22 @@ struct json_t *gp_plan_diff (const struct json_t *a, const struct json_t *b,
 char *gp_plan_diff_render (const struct json_t *diff,
                            enum gp_report_format f, gp_error_t *err);
 
+/* A sweep (gp_plan_sweep_run, plan.h) as JSON: {"sweep": {key, from,
+ * to, steps, reuse, points: [{value, recommended, tco_usd, gpus,
+ * feasible_options, changed, status}], changes: [...]}}
+ * (docs/formats/plan.md, "Overrides and sweeps").  The caller releases it with json_decref(); NULL when 'sw'
+ * is NULL or on allocation failure.
+ */
+struct json_t *gp_plan_sweep_json (const struct gp_plan_sweep *sw);
+
+/* Render a sweep as a table (text, Markdown, HTML fragment) with the
+ * values where the recommendation changes, or as JSON
+ * (gp_plan_sweep_json).  Returns a string the caller frees, or NULL with
+ * 'err' set (GP_EINVAL, GP_ENOMEM).
+ */
+char *gp_plan_sweep_render (const struct gp_plan_sweep *sw,
+                            enum gp_report_format f, gp_error_t *err);
+
 /* An aligned plain-text table for front ends: columns two spaces apart,
  * numeric-looking cells (optionally after '$' or '-') right-aligned below
  * the header, the last column not padded.  create/add copy the 'n_cols'

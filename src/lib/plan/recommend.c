@@ -14,6 +14,7 @@
 
 #include "gpuplan/units.h"
 #include "plan_private.h"
+#include "whatif_private.h"
 
 static int flagged (const struct gp_plan_option *o)
 {
@@ -468,4 +469,7 @@ void gp_plan_decide (struct plan_ctx *c)
     log_price_dates (c, b);
     gp_plan_log_cloud (c);
     log_rules (c, b);
+    if (b < 0)
+        gp__plan_nearest (c);
+    gp__plan_inputs (c);
 }

@@ -300,7 +300,9 @@ int gp_plan_status (const struct gp_plan_result *r, gp_error_t *err)
                 r->options[i].cost.text[0] ? r->options[i].cost.text
                                            : "incomplete");
     return gp_errprintf (err, GP_EINFEASIBLE,
-                         "plan %s: no option meets the constraints (%s: %s)",
+                         "plan %s: no option meets the constraints (%s: %s)%s%s",
                          r->name, r->n_options ? r->options[0].name : "-",
-                         r->n_options ? r->options[0].violation : "none");
+                         r->n_options ? r->options[0].violation : "none",
+                         r->n_changes ? "; nearest feasible change: " : "",
+                         r->n_changes ? r->changes[0].text : "");
 }

@@ -13,6 +13,7 @@
 
 #include "gpuplan/report.h"
 #include "report_private.h"
+#include "whatif_report.h"
 
 static json_t *num_or_null (int ok, double v)
 {
@@ -550,6 +551,7 @@ struct json_t *gp_report_json (const struct gp_plan_result *r)
     }
     set (root, "sources", src);
     gp__report_ranges_json (root, r);
+    gp__report_whatif_json (root, r);
     return root;
 }
 
