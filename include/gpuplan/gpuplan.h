@@ -18,6 +18,7 @@
 #include "gpuplan/policy.h"
 #include "gpuplan/price.h"
 #include "gpuplan/report.h"
+#include "gpuplan/serve.h"
 #include "gpuplan/sim.h"
 #include "gpuplan/spec.h"
 #include "gpuplan/trace.h"
