@@ -31,7 +31,6 @@ extern "C" {
 #define GP_SERVE_MAX_BODY_DEFAULT ((size_t)1 << 20) /* bytes: 1 MiB */
 #define GP_SERVE_TIMEOUT_DEFAULT 30                 /* s, idle connection */
 #define GP_SERVE_MAX_CONNS_DEFAULT 64               /* open connections */
-#define GP_SERVE_THREADS_DEFAULT 4                  /* worker threads */
 
 struct gp_serve_opts {
     const char *host;      /* address to bind; NULL = "127.0.0.1" */
@@ -39,7 +38,6 @@ struct gp_serve_opts {
     size_t max_body;       /* bytes; larger request bodies get 413 */
     unsigned timeout_s;    /* idle connection timeout, s (0 = none) */
     unsigned max_conns;    /* connection limit; more are refused */
-    unsigned threads;      /* worker threads (1 = one polling thread) */
 };
 
 /* Fill 'o' with the defaults above (loopback, port 8080). */
@@ -82,8 +80,8 @@ void gp_serve_error_reply (int status, int code, const char *msg,
 struct gp_server;
 
 /* Start serving on 'o' (NULL = defaults) with catalog 'cat' (borrowed; it
- * must outlive the server).  Requests run on the server's own threads;
- * the call returns at once.  Returns the server, or NULL with 'err' set
+ * must outlive the server).  Each connection runs on a thread of its own
+ * (at most 'max_conns' at once); the call returns at once.  Returns the server, or NULL with 'err' set
  * (GP_EINVAL bad host or options, GP_EIO cannot bind or start).
  */
 struct gp_server *gp_serve_start (const struct gp_serve_opts *o,

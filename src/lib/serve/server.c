@@ -1,8 +1,9 @@
 /* server.c - the HTTP side of the planning assistant, on GNU
  * libmicrohttpd: bind (loopback unless told otherwise), collect each
  * request body up to the limit, hand it to gp_serve_handle() and send its
- * reply.  MHD's own threads run the requests (a small pool); its options
- * bound idle connections (timeout) and open connections (limit).
+ * reply.  MHD runs one thread per connection, so plans run side by side;
+ * its options bound idle connections (timeout) and open connections
+ * (limit, counted over the whole server).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,7 +39,6 @@ void gp_serve_opts_init (struct gp_serve_opts *o)
     o->max_body = GP_SERVE_MAX_BODY_DEFAULT;
     o->timeout_s = GP_SERVE_TIMEOUT_DEFAULT;
     o->max_conns = GP_SERVE_MAX_CONNS_DEFAULT;
-    o->threads = GP_SERVE_THREADS_DEFAULT;
 }
 
 /* Append 'n' bytes at 'data' to 'b', keeping it under 'max' bytes. */
@@ -201,18 +201,17 @@ struct gp_server *gp_serve_start (const struct gp_serve_opts *o,
     }
     s->cat = cat;
     s->max_body = o->max_body;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD
+                     | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO;
     if (v6)
         flags |= MHD_USE_IPv6;
-    unsigned threads = o->threads > 1 ? o->threads : 1;
     s->d = MHD_start_daemon (
         flags, (uint16_t)o->port, NULL, NULL, on_request, s,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)o->timeout_s,
         MHD_OPTION_CONNECTION_LIMIT,
         (unsigned int)(o->max_conns ? o->max_conns : 1),
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
     if (!s->d) {
         gp_errprintf (err, GP_EIO, "serve: cannot listen on %s port %d "
                                    "(address in use or not available)",
