@@ -23,6 +23,7 @@
 #include "gpuplan/spec.h"
 #include "gpuplan/trace.h"
 #include "gpuplan/train.h"
+#include "gpuplan/train_spec.h"
 #include "gpuplan/units.h"
 #include "gpuplan/validate.h"
 #include "gpuplan/version.h"

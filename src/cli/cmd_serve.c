@@ -28,7 +28,7 @@ const char cmd_serve_help[] =
     "    The JSON API mirrors the CLI byte for byte (docs/serve.md):\n"
     "      POST /api/plan     YAML plan spec -> gpuplan plan --json\n"
     "      POST /api/infer    YAML infer spec -> gpuplan infer --json\n"
-    "      POST /api/train    not yet supported (501)\n"
+    "      POST /api/train    YAML train spec -> gpuplan train --json\n"
     "      POST /api/diff     {\"a\": plan JSON, \"b\": plan JSON}\n"
     "      GET  /api/catalog[/TABLE]  gpuplan catalog list TABLE --json\n"
     "    Errors are JSON with status 400 (bad spec, with line and col),\n"

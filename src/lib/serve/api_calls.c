@@ -18,6 +18,7 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/report.h"
 #include "gpuplan/spec.h"
+#include "gpuplan/train_spec.h"
 #include "serve_private.h"
 
 /* The name request bodies carry in messages ("spec:LINE:COL: ..."). */
@@ -114,14 +115,16 @@ void gp__serve_infer (const struct gp_catalog *cat, const char *body,
 void gp__serve_train (const struct gp_catalog *cat, const char *body,
                       size_t len, struct gp_serve_reply *out)
 {
-    (void)cat;
-    (void)body;
-    (void)len;
     gp_error_t err = {0};
-    gp_errprintf (&err, GP_ENOTSUP,
-                  "train: reading a train spec from a request is not yet "
-                  "supported (use 'gpuplan train SPEC --json')");
-    fail (&err, out);
+    struct gp_defaults d;
+    struct gp_train_plan_result *r = NULL;
+    gp_defaults_init (&d);
+    if (gp_train_spec_plan (cat, body, len, spec_name, &d, &r, &err)) {
+        fail (&err, out);
+        return;
+    }
+    gp__serve_json_reply (gp_report_train_json (r), out);
+    gp_train_plan_result_destroy (r);
 }
 
 void gp__serve_catalog (const struct gp_catalog *cat, const char *table,
