@@ -60,7 +60,8 @@ function ticks(lo, hi, n) {
   const p = Math.pow(10, Math.floor(Math.log10(raw)));
   const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) || raw;
   const out = [];
-  for (let t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push(t);
+  const last = Math.ceil(hi / step - 1e-9) * step;
+  for (let t = Math.floor(lo / step + 1e-9) * step; t <= last + step * 1e-9; t += step) out.push(t);
   return out;
 }
 
@@ -263,14 +264,15 @@ function renderOptions(d) {
 /* Horizontal bars: items {label, value, lo, hi, color}; optional ranges
  * drawn as whiskers; a vertical reference line at 'ref'.
  */
-function hbarChart(id, title, items, unit, ref) {
-  const W = 640, rowH = 22, L = 190, R = 20, T = 10, B = 34;
+function hbarChart(id, title, items, unit, ref, fromZero) {
+  const maxLabel = Math.max(...items.map((i) => String(i.label).length));
+  const W = 680, rowH = 22, L = Math.min(320, 12 + 6.4 * maxLabel), R = 24, T = 10, B = 34;
   const H = T + B + rowH * items.length;
   const vals = items.flatMap((i) => [i.value, i.lo, i.hi, i.from]).filter((v) => typeof v === 'number' && isFinite(v));
   if (!vals.length) return null;
-  const lo = Math.min(0, ...vals), hi = Math.max(...vals);
+  const lo = fromZero === false ? Math.min(...vals) : Math.min(0, ...vals), hi = Math.max(...vals);
   const tk = ticks(lo, hi, 5);
-  const x0 = tk[0], x1 = tk[tk.length - 1] > hi ? tk[tk.length - 1] : hi;
+  const x0 = tk[0], x1 = tk[tk.length - 1];
   const X = (v) => L + (W - L - R) * (v - x0) / ((x1 - x0) || 1);
   const svg = sv('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img', 'aria-label': title, class: 'chart', id });
   for (const t of tk) {
@@ -359,7 +361,7 @@ function renderCharts(d) {
       const r = optRange(d, o, 'tco_usd');
       return { label: o.name, value: o.tco_usd, lo: r && r.p10, hi: r && r.p90,
                color: o.name === recName ? '#2b6cb0' : (o.feasible ? '#a0aec0' : '#fed7d7') };
-    }), '$');
+    }), '$', undefined, true);
   if (tco) box.append(tco);
   const rec = recOption(d);
   const sens = (d.sensitivity || []).filter((s) => typeof s.tco_low_usd === 'number' && typeof s.tco_high_usd === 'number');
@@ -367,7 +369,7 @@ function renderCharts(d) {
     const t = hbarChart('chart-sensitivity', 'Sensitivity: TCO of the recommendation at the low and high factor of each parameter (dashed: base)',
       sens.map((s, i) => ({ label: s.parameter, from: Math.min(s.tco_low_usd, s.tco_high_usd),
                              value: Math.max(s.tco_low_usd, s.tco_high_usd), color: COLORS[(i + 1) % COLORS.length] })),
-      '$', rec ? rec.tco_usd : undefined);
+      '$', rec ? rec.tco_usd : undefined, false);
     if (t) box.append(t);
   }
   if (d.curve !== undefined) {
@@ -390,6 +392,7 @@ function whatIfKeys() {
   for (const inp of document.querySelectorAll('#fields input')) {
     sel.append(el('option', { value: inp.dataset.key }, inp.dataset.key));
   }
+  sel.value = 'constraints.budget';
 }
 
 function compareTable(a, b) {

@@ -6,7 +6,9 @@
 // 2. The recommendation shown is the one the API returns for the same
 //    example (fetched here, not from the page).
 // 3. Setting the budget field to $100k re-plans: the recommendation (or
-//    the options table) changes.
+//    the options table) changes; the what-if shows its comparison.
+// 4. Fields that newer plan results add (summary, ranges, curve) are
+//    drawn when present (and their absence above drew nothing broken).
 // Exit 0 on success, 1 with a message otherwise.
 import { chromium } from 'playwright-core';
 
@@ -77,6 +79,32 @@ try {
   await page.waitForSelector('#wi-diff', { timeout: 60000 });
   const nCmp = await page.locator('#wi-table tbody tr').count();
   if (nCmp < 2) fail('what-if comparison table missing');
+
+  // (5) fields newer plan results carry (summary, per-option ranges,
+  // win_share, curve) are drawn when present: the API's own JSON for the
+  // example with those fields added here (test data for the drawing only)
+  await page.route('**/api/plan', async (route) => {
+    const resp = await route.fetch();
+    const d = await resp.json();
+    d.summary = 'SUMMARY-MARK: test summary';
+    for (const o of d.options) {
+      if (typeof o.tco_usd === 'number') {
+        o.ranges = { tco_usd: { p10: o.tco_usd * 0.9, p50: o.tco_usd, p90: o.tco_usd * 1.2 } };
+      }
+    }
+    d.recommendation.win_share = 0.75;
+    d.curve = [{ days: 10, gpus: 512 }, { days: 20, gpus: 256 }, { days: 40, gpus: 128 }];
+    await route.fulfill({ response: resp, json: d });
+  });
+  await page.goto(url, { timeout: 30000 });
+  await page.waitForFunction(() => document.body.dataset.planned, null, { timeout: 60000 });
+  const sum = await page.textContent('#exec-summary');
+  if (!sum.includes('SUMMARY-MARK')) fail('summary field not shown');
+  if ((await page.locator('#chart-curve polyline').count()) !== 1) fail('curve field not drawn');
+  const recText = await page.textContent('#recommendation');
+  if (!recText.includes('P10') || !recText.includes('75%')) fail('ranges/win_share not shown: ' + recText);
+  if ((await page.locator('#options-table th', { hasText: 'P10' }).count()) !== 1) fail('no P10–P90 column');
+  await page.unroute('**/api/plan');
 
   if (errors.length) fail('page errors: ' + errors.join('; '));
   if (external.length) fail('requests outside the server: ' + external.join(', '));
