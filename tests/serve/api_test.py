@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """API test of `gpuplan serve` (docs/serve.md), against the real server.
 
-    api_test.py GPUPLAN
+    api_test.py GPUPLAN [--smoke N]     (N requests in the smoke, 100)
 
 Starts the server on loopback with --port 0 (tests/serve/server.py),
 checks status codes and bodies, runs a smoke of 100 POST /api/plan
@@ -43,10 +43,16 @@ def read(rel):
         return f.read()
 
 
+_CLI = {}
+
+
 def cli(*args):
-    r = subprocess.run([GPUPLAN, *args], cwd=ROOT, capture_output=True,
-                       timeout=170)
-    return r.stdout
+    """stdout of `gpuplan ARGS` (each command run once)."""
+    if args not in _CLI:
+        r = subprocess.run([GPUPLAN, *args], cwd=ROOT, capture_output=True,
+                           timeout=170)
+        _CLI[args] = r.stdout
+    return _CLI[args]
 
 
 def request(url, method, path, body=None, headers=None):
@@ -288,6 +294,8 @@ def test_conn_limit():
 def main():
     global GPUPLAN
     GPUPLAN = os.path.abspath(sys.argv[1])
+    # the sanitizer build runs a reduced smoke (each plan is ~10x slower)
+    smoke = int(sys.argv[3]) if sys.argv[2:3] == ["--smoke"] else 100
     with serve(GPUPLAN) as (url, _):
         test_static(url)
         test_same_as_cli(url)
@@ -295,7 +303,7 @@ def main():
         test_limits(url)
         test_diff(url)
         test_no_crash(url)
-        test_smoke(url)
+        test_smoke(url, n=smoke)
     test_conn_limit()
     if FAILS:
         print("%d checks failed" % len(FAILS))
