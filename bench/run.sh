@@ -63,3 +63,8 @@ for b in "$BUILD"/bench/bench_*; do
   ran=$((ran + 1))
 done
 [ "$ran" -gt 0 ] || echo "no benchmarks built"
+
+# 3. gpuplan serve under load: 1,000 POST /api/plan over 8 connections,
+#    0 errors, latency p50/p90/p99 (bench/serve_load.py).
+echo "== serve_load"
+python3 bench/serve_load.py "$BUILD"

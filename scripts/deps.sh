@@ -21,6 +21,7 @@ PKGS=(
   slurmd                             # live Slurm export test: one node with fake GPU device files
   slurm-client                       # live Slurm export test: sacctmgr, sbatch, squeue, scontrol, sacct
   clang libclang-rt-14-dev           # libFuzzer harnesses (make fuzz): clang, libclang_rt.fuzzer
+  libmicrohttpd-dev                  # gpuplan serve: the planning assistant's HTTP server (GNU libmicrohttpd)
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -47,8 +48,23 @@ k8score() {
   (cd "$d" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   echo "$lock" >"$stamp"
 }
+# npm ci in tests/serve/browser (playwright-core driving Debian's chromium
+# in the gpuplan serve browser test), with the same kind of stamp.
+serve_browser() {
+  local d lock stamp
+  d="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/serve/browser"
+  lock="$(sha256sum "$d/package-lock.json" | cut -d' ' -f1)"
+  stamp="$d/node_modules/.gpuplan-lock-sha256"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock" ]; then
+    return 0
+  fi
+  echo "deps: npm ci in tests/serve/browser" >&2
+  (cd "$d" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$lock" >"$stamp"
+}
 if [ ${#missing[@]} -eq 0 ]; then
   k8score
+  serve_browser
   exit 0
 fi
 echo "deps: installing ${missing[*]}" >&2
@@ -66,3 +82,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 k8score
+serve_browser

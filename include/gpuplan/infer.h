@@ -556,6 +556,13 @@ int gp_infer_layout_parse (const char *s, int *out, gp_error_t *err);
 int gp_infer_spec_load (const char *path, struct gp_infer_request *rq,
                         gp_error_t *err);
 
+/* The same from 'len' bytes of YAML at 'text', named 'name' in messages
+ * ("name:line:col: ..."); reads no file.  Returns as gp_infer_spec_load()
+ * (GP_EPARSE for malformed YAML).
+ */
+int gp_infer_spec_parse (const char *text, size_t len, const char *name,
+                         struct gp_infer_request *rq, gp_error_t *err);
+
 /* Why the recommended option was chosen. */
 enum gp_infer_choice {
     GP_INFER_CHOICE_NONE,            /* no option is feasible */

@@ -526,8 +526,34 @@ static int load_model (const struct gp_doc *doc, json_t *node,
                           "dimensions");
 }
 
+static int spec_from_doc (struct gp_doc *doc, struct gp_infer_request *q,
+                          gp_error_t *err);
+
 int gp_infer_spec_load (const char *path, struct gp_infer_request *q,
                         gp_error_t *err)
+{
+    if (!path || !q)
+        return gp_errprintf (err, GP_EINVAL, "infer spec: missing argument");
+    struct gp_doc *doc = gp_doc_load (path, err);
+    if (!doc)
+        return err ? err->code : GP_EIO;
+    return spec_from_doc (doc, q, err);
+}
+
+int gp_infer_spec_parse (const char *text, size_t len, const char *name,
+                         struct gp_infer_request *q, gp_error_t *err)
+{
+    if (!text || !name || !q)
+        return gp_errprintf (err, GP_EINVAL, "infer spec: missing argument");
+    struct gp_doc *doc = gp_doc_parse (text, len, name, err);
+    if (!doc)
+        return err ? err->code : GP_EPARSE;
+    return spec_from_doc (doc, q, err);
+}
+
+/* Read the spec 'doc' into 'q' and free 'doc'. */
+static int spec_from_doc (struct gp_doc *doc, struct gp_infer_request *q,
+                          gp_error_t *err)
 {
     static const struct gp_field ft[] = {
         {"model", GP_F_NODE, offsetof (struct spec_top, model), 0,
@@ -540,11 +566,6 @@ int gp_infer_spec_load (const char *path, struct gp_infer_request *q,
          GP_F_REQUIRED, 0, NULL, 0, 0},
         F_END,
     };
-    if (!path || !q)
-        return gp_errprintf (err, GP_EINVAL, "infer spec: missing argument");
-    struct gp_doc *doc = gp_doc_load (path, err);
-    if (!doc)
-        return err ? err->code : GP_EIO;
     json_t *root = gp_doc_root (doc);
     struct spec_top top;
     memset (&top, 0, sizeof top);
