@@ -213,6 +213,34 @@ function renderValue(v) {
   return String(v);
 }
 
+/* The plan's executive summary (docs/formats/plan.md, "summary"): the
+ * TCO range, the runner-up and what would make it win, risks and
+ * decisions, all as the library wrote them.
+ */
+function execSummary(sm) {
+  const parts = [];
+  const tr = sm.tco_range;
+  if (tr && typeof tr.low_usd === 'number') {
+    parts.push(el('div', { id: 'tco-range' }, 'TCO range (' + (tr.basis || 'range') + '): ' +
+      money(tr.low_usd) + ' – ' + money(tr.high_usd)));
+  } else if (tr && tr.p10 !== undefined) {
+    parts.push(el('div', { id: 'tco-range' }, 'TCO P10 / P50 / P90: ' + money(tr.p10) + ' / ' +
+      money(tr.p50) + ' / ' + money(tr.p90)));
+  }
+  const ru = sm.runner_up;
+  if (ru && ru.name) {
+    parts.push(el('div', { id: 'runner-up' }, 'Runner-up: ' + ru.name + ' at ' + money(ru.tco_usd) +
+      (typeof ru.cut_share === 'number' ? '; it wins if its TCO falls by ' + num(ru.cut_share * 100, 1) + '%' : '') +
+      (ru.picked_under ? ' or under ' + (typeof ru.picked_under === 'string' ? ru.picked_under : JSON.stringify(ru.picked_under)) : '')));
+  }
+  const list = (title, id, xs) => (Array.isArray(xs) && xs.length)
+    ? el('div', { id }, el('b', {}, title), el('ul', {}, ...xs.map((x) => el('li', {}, x.text || JSON.stringify(x)))))
+    : null;
+  parts.push(list('Top risks', 'risks', sm.risks));
+  parts.push(list('Decisions to take', 'decisions', sm.decisions));
+  return el('div', { id: 'exec-summary' }, ...parts.filter(Boolean));
+}
+
 function renderSummary(d) {
   const box = $('summary');
   box.replaceChildren();
@@ -227,9 +255,8 @@ function renderSummary(d) {
            ', ' + num(o.gpus, 0) + ' GPUs, ' + money(o.cost_per_gpu_hour_usd) + ' per GPU-hour') : null,
     typeof rec.win_share === 'number'
       ? el('div', {}, 'cheapest feasible in ' + num(rec.win_share * 100, 0) + '% of samples') : null));
-  if (d.summary !== undefined) {
-    box.append(el('div', { id: 'exec-summary' },
-      typeof d.summary === 'string' ? el('pre', {}, d.summary) : renderValue(d.summary)));
+  if (d.summary && typeof d.summary === 'object') {
+    box.append(execSummary(d.summary));
     return;
   }
   if (rec.reasons && rec.reasons.length) box.append(el('ul', {}, ...rec.reasons.map((x) => el('li', {}, x))));
@@ -320,7 +347,7 @@ function curveSeries(c) {
       c.forEach((s, i) => fromPts(s.name || s.workload || s.accelerator || ('series ' + (i + 1)), s.points || s.curve));
     } else fromPts('curve', c);
   } else if (c && typeof c === 'object') {
-    if (c.points) fromPts(c.name || 'curve', c.points);
+    if (c.points) fromPts(c.workload || c.name || 'curve', c.points);
     else for (const [k, v] of Object.entries(c)) {
       if (Array.isArray(v)) fromPts(k, v);
       else if (v && v.points) fromPts(k, v.points);
@@ -372,10 +399,11 @@ function renderCharts(d) {
       '$', rec ? rec.tco_usd : undefined, false);
     if (t) box.append(t);
   }
-  if (d.curve !== undefined) {
-    const series = curveSeries(d.curve);
+  const curve = d.train_curve !== undefined ? d.train_curve : d.curve;
+  if (curve) {
+    const series = curveSeries(curve);
     if (series.length) box.append(lineChart('chart-curve', 'GPUs against days', series));
-    else box.append(el('figure', {}, el('figcaption', {}, 'Curve'), renderValue(d.curve)));
+    else box.append(el('figure', {}, el('figcaption', {}, 'Curve'), renderValue(curve)));
   }
 }
 
