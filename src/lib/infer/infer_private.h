@@ -89,4 +89,44 @@ static inline double gp__infer_decode_time (const struct gp__decode_step *d,
     return d->pp * st + d->iter_overhead + d->seq_overhead;
 }
 
+/* gp_infer_size in two parts: the
+ * argument check and the offline run that finds saturation
+ * (r->max_rate_per_replica; 'r' zeroed first), then the rest (the
+ * light-load check, the bisection, the replicas and the run at the
+ * peak).  Together they are gp_infer_size.
+ */
+int gp__infer_size_begin (const struct gp_serve_model *m,
+                          const struct gp_workload *w,
+                          const struct gp_slo *slo, double peak_rate,
+                          double headroom, struct gp_size_result *r,
+                          gp_error_t *err);
+int gp__infer_size_end (const struct gp_serve_model *m,
+                        const struct gp_workload *w,
+                        const struct gp_slo *slo, double peak_rate,
+                        double trough_rate, double headroom,
+                        struct gp_size_result *r, gp_error_t *err);
+
+/* After gp__infer_size_begin: a lower bound (>= 1) on the replicas that
+ * gp__infer_size_end will find for 'peak_rate' and 'headroom', whatever
+ * the SLOs (the sized rate never exceeds 0.98 x saturation).  The layout
+ * search skips the rest of a layout that cannot beat one it has sized
+ * (docs/model/inference.md, "Serving search").
+ */
+int gp__infer_replicas_bound (const struct gp_size_result *r,
+                              double peak_rate, double headroom);
+
+/* gp_infer_choose_on with the bound's pruning ('prune' 1, what
+ * gp_infer_choose_on does) or with every layout sized in full ('prune' 0,
+ * the reference tests/unit/test_infer_prune.c compares against): the
+ * chosen option is the same, bit for bit.  '*n_pruned' (may be NULL): the
+ * layouts left unsized.
+ */
+int gp__infer_choose_prune (const struct gp_serve_cfg *base,
+                            const struct gp_catalog *cat, int allow_mig,
+                            const struct gp_workload *w,
+                            const struct gp_slo *slo, double peak_rate,
+                            double trough_rate, double headroom,
+                            int gpus_per_node, int prune, int *n_pruned,
+                            struct gp_infer_option *best, gp_error_t *err);
+
 #endif
