@@ -539,6 +539,24 @@ static inline double decode_time_w (const struct gp__decode_step *d,
     return d->pp * st + d->iter_overhead + d->seq_overhead;
 }
 
+/* How many of the next decode steps (each adding 'ks' whole tokens to the
+ * KV use 'kv') leave room for one more: the largest j <= 'most' with
+ * kv + (j + 1) ks <= cap for every step up to j.  Whole numbers below
+ * 2^53, so kv + m ks is the value the step-by-step additions reach.
+ */
+static long kv_room (double kv, double ks, double cap, long most)
+{
+    if (ks <= 0)
+        return kv <= cap ? most : 0;
+    double est = floor ((cap - kv) / ks) - 1.0;
+    long j = est < 0 ? 0 : est > (double)most ? most : (long)est;
+    while (j > 0 && !(kv + (double)(j + 1) * ks <= cap))
+        j--;
+    while (j < most && kv + (double)(j + 2) * ks <= cap)
+        j++;
+    return j > 0 || kv + ks <= cap ? j : 0;
+}
+
 /* Decode steps of one decode set up to 'most', each followed by the next
  * step's start; '*stop' when that start ends the run.  Returns the steps.
  */
@@ -556,16 +574,28 @@ static long run_steps (struct engine *e, const struct gp__decode_step *d,
     int quiet = e->wq_len == 0;
     double t_arr = e->next_arr < e->n_created ? e->R[e->next_arr].arrival
                                               : INFINITY;
+    /* Steps after which the next start changes nothing as long as no
+     * arrival is due (nobody waiting, room for the next token): taken
+     * with the clock check alone, the KV use (whole tokens, exact) and
+     * its peak (it only grows) brought up to date when needed.
+     */
+    long s0 = 0; /* the step kv was last brought up to date at */
+    long room = quiet ? kv_room (kv, kv_step, cap, most) : 0;
     *stop = 0;
     while (s < most) {
         t += decode_time_w (d, win, (double)ctx);
         s++;
         ctx += n_dec;
-        kv += kv_step; /* whole tokens: exact */
+        if (room > 0 && !(t_arr <= t)) {
+            room--;
+            continue;
+        }
+        kv += (double)(s - s0) * kv_step;
+        s0 = s;
         if (kv > peak)
             peak = kv;
         /* nothing due, nobody waiting, room for the next token: the next
-         * start changes nothing (the common case, without a call) */
+         * start changes nothing */
         if (quiet && !(t_arr <= t) && kv + kv_step <= cap)
             continue;
         e->t = t;
@@ -581,8 +611,12 @@ static long run_steps (struct engine *e, const struct gp__decode_step *d,
         quiet = e->wq_len == 0;
         t_arr = e->next_arr < e->n_created ? e->R[e->next_arr].arrival
                                            : INFINITY;
+        room = quiet ? kv_room (kv, kv_step, cap, most - s) : 0;
     }
     if (!*stop) {
+        kv += (double)(s - s0) * kv_step;
+        if (kv > peak)
+            peak = kv;
         e->t = t;
         e->kv_used = kv;
         e->kv_peak = peak;
