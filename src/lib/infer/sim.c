@@ -536,6 +536,9 @@ static inline double decode_time_w (const struct gp__decode_step *d,
         attn = gp__infer_attn_time (&d->a, c, c, &kvb, &af);
     }
     double st = d->gemm + attn + d->comm + d->fixed;
+    if (d->overlap)
+        return gp__infer_overlap (d->pp * st, d->iter_overhead,
+                                  d->seq_overhead);
     return d->pp * st + d->iter_overhead + d->seq_overhead;
 }
 
