@@ -71,12 +71,13 @@ enum gp_engine {
     GP_ENGINE_VLLM,
     GP_ENGINE_SGLANG,
     GP_ENGINE_FT,     /* FasterTransformer: static batches, no paging */
+    GP_ENGINE_NIM,    /* NVIDIA NIM for LLMs (its TensorRT-LLM backend) */
 };
 
 /* Name of 'e' ("trtllm", "vllm", ...); a static string, never NULL. */
 const char *gp_engine_str (enum gp_engine e);
 /* Parse an engine name into '*out'.  Returns 0, or GP_EINVAL listing the
- * choices.  Accepts trtllm/tensorrt-llm/nim, vllm, sglang, fastertransformer/ft. */
+ * choices.  Accepts trtllm/tensorrt-llm, nim, vllm, sglang, fastertransformer/ft. */
 int gp_engine_parse (const char *s, enum gp_engine *out, gp_error_t *err);
 
 /* Scheduler and runtime constants of an engine (docs/model/inference.md,
@@ -93,6 +94,11 @@ struct gp_engine_params {
     double mem_fraction;    /* share of device memory the engine may use */
     double iter_overhead_s; /* fixed CPU/launch cost per iteration */
     double seq_overhead_s;  /* per sequence in the batch per iteration */
+    int host_overlap;       /* 1: the host work of an iteration (the two
+                             * overheads above) runs while the GPU computes
+                             * the previous one (SGLang's overlap
+                             * scheduler): an iteration takes the larger of
+                             * the two instead of their sum */
 };
 
 /* Fill '*p' with the scheduler and runtime constants of engine 'e'

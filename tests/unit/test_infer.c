@@ -79,7 +79,14 @@ static void test_dtype (void **state)
     assert_non_null (strstr (e.text, "fp7"));
     enum gp_engine g;
     assert_int_equal (gp_engine_parse ("nim", &g, NULL), 0);
-    assert_int_equal (g, GP_ENGINE_TRTLLM);
+    assert_int_equal (g, GP_ENGINE_NIM);
+    assert_string_equal (gp_engine_str (g), "nim");
+    /* NIM runs TensorRT-LLM engines: the same scheduler and overheads */
+    struct gp_engine_params pn, pt;
+    gp_engine_defaults (GP_ENGINE_NIM, &pn);
+    gp_engine_defaults (GP_ENGINE_TRTLLM, &pt);
+    pn.engine = pt.engine;
+    assert_memory_equal (&pn, &pt, sizeof pn);
     assert_int_equal (gp_engine_parse ("tgi?", &g, &e), GP_EINVAL);
 }
 
@@ -177,6 +184,35 @@ static void test_iter_time (void **state)
         double x = gp_infer_iter_time (&m, &D, NULL);
         assert_true (x >= prev);
         prev = x;
+    }
+}
+
+/* SGLang's overlap scheduler (docs/model/inference.md, "Engines and vendor
+ * stacks"): the same GPU time as vLLM, the host work (t_iter + n t_seq)
+ * hidden behind it: an iteration is max(GPU, host), vLLM's GPU + host.
+ */
+static void test_overlap_scheduler (void **state)
+{
+    (void)state;
+    struct gp_serve_cfg cv, cs;
+    struct gp_serve_model mv, ms;
+    cfg_for (&cv, "llama3.1-8b", "H100-SXM", 1, GP_DT_BF16, GP_DT_BF16);
+    cs = cv;
+    gp_engine_defaults (GP_ENGINE_VLLM, &cv.eng);
+    gp_engine_defaults (GP_ENGINE_SGLANG, &cs.eng);
+    assert_int_equal (cv.eng.host_overlap, 0);
+    assert_int_equal (cs.eng.host_overlap, 1);
+    assert_int_equal (gp_infer_prepare (&cv, 0, &mv, NULL), 0);
+    assert_int_equal (gp_infer_prepare (&cs, 0, &ms, NULL), 0);
+    for (int b = 1; b <= 1024; b *= 4) {
+        struct gp_iter_load D = {b, b * 1500.0, 0, 0, b};
+        double host = 2.0e-3 + 6.0e-6 * b; /* the vLLM/SGLang constants */
+        double tv = gp_infer_iter_time (&mv, &D, NULL);
+        double gpu = tv - host;
+        double ts = gp_infer_iter_time (&ms, &D, NULL);
+        double expect = gpu > host ? gpu : host;
+        assert_true (fabs (ts - expect) < 1e-12 + 1e-9 * expect);
+        assert_true (ts < tv);
     }
 }
 
@@ -348,6 +384,7 @@ int main (void)
         cmocka_unit_test (test_kv_per_token),
         cmocka_unit_test (test_memory),
         cmocka_unit_test (test_iter_time),
+        cmocka_unit_test (test_overlap_scheduler),
         cmocka_unit_test (test_sim_batch_of_one),
         cmocka_unit_test (test_sim_closed_and_determinism),
         cmocka_unit_test (test_vllm_preemption),

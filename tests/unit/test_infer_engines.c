@@ -87,6 +87,10 @@ static void test_lookup (void **state)
                      && r->hbm_mult == 1 && r->iter_extra_s == 0
                      && r->seq_extra_s == 0);
     }
+    /* NIM has its own CUDA row (TensorRT-LLM's values) */
+    s = gp_engine_stack_for (GP_ENGINE_NIM, h);
+    assert_string_equal (s->engine, "nim");
+    assert_string_equal (s->stack, "cuda");
     /* TensorRT-LLM has no ROCm row: neutral */
     s = gp_engine_stack_for (GP_ENGINE_TRTLLM, mi);
     assert_true (s->gemm_mult == 1 && s->iter_extra_s == 0);
@@ -148,12 +152,13 @@ static void test_mi300x_rows (void **state)
 {
     (void)state;
     static const char *files[] = {"mi300x-published.csv",
-                                  "mi300x-heldout.csv"};
-    static const double target[] = {0.15, 0.20};
+                                  "mi300x-heldout.csv",
+                                  "mi300x-amd-heldout.csv"};
+    static const double target[] = {0.15, 0.20, 0.20};
     gp_error_t err = {0};
     struct gp_catalog *cat = gp_catalog_load (NULL, &err);
     struct gp_zoo *zoo = gp_zoo_load (NULL, &err);
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 3; f++) {
         char path[512];
         snprintf (path, sizeof path, "%s/validation/inference/%s",
                   GP_SOURCE_DIR, files[f]);

@@ -10,6 +10,7 @@
 #include "gpuplan/infer.h"
 
 #define CUDA_SRC "reference stack: the generation factors were fitted on it"
+#define NIM_SRC "NIM runs TensorRT-LLM engines: the TensorRT-LLM values"
 
 
 
@@ -19,6 +20,7 @@
 
 static const struct gp_engine_stack rows[] = {
     {"trtllm", "cuda", 1, 1, 1, 0, 0, CUDA_SRC},
+    {"nim", "cuda", 1, 1, 1, 0, 0, NIM_SRC},
     {"vllm", "cuda", 1, 1, 1, 0, 0, CUDA_SRC},
     {"sglang", "cuda", 1, 1, 1, 0, 0, CUDA_SRC},
     {"fastertransformer", "cuda", 1, 1, 1, 0, 0, CUDA_SRC},

@@ -10,6 +10,20 @@
  * "Sizing"): long outputs cost an engine iteration per token.
  */
 #define GP_INFER_SIM_TOKENS 2e6
+
+/* Front end of an online server (rate mode of `validate inference`,
+ * docs/model/inference.md, "Rate mode"): the prompt is tokenized before
+ * the engine sees it, GP_INFER_TOKENIZE_S seconds per prompt token (a
+ * Hugging Face fast tokenizer encoding 131-token chat prompts took 1.3 to
+ * 2.8 ms, 10 to 21 us per token, 10 us in steady state:
+ * tenstorrent/tt-inference-server issue 2173, Feb 2026).
+ */
+#define GP_INFER_TOKENIZE_S 10e-6
+
+static inline double gp__infer_frontend_s (double prompt_tokens)
+{
+    return prompt_tokens > 0 ? GP_INFER_TOKENIZE_S * prompt_tokens : 0.0;
+}
 #define GP_INFER_OFFLINE_TOKENS 2e7
 
 /* Requests of the sizing's offline run: the simulator's own choice for
@@ -74,7 +88,19 @@ struct gp__decode_step {
     double gemm, comm, fixed; /* per stage, as in the iteration time */
     double pp;
     double iter_overhead, seq_overhead; /* per iteration; n_dec sequences */
+    int overlap;              /* the engine's host_overlap */
 };
+
+/* An iteration of an engine whose host work overlaps the GPU's
+ * (gp_engine_params.host_overlap): the larger of the GPU time 'gpu' and
+ * the host time 'iter' + 'seq'.  One definition for the iteration time and
+ * the decode runs (the same bits).
+ */
+static inline double gp__infer_overlap (double gpu, double iter, double seq)
+{
+    double host = iter + seq;
+    return gpu > host ? gpu : host;
+}
 
 void gp__infer_decode_prep (const struct gp_serve_model *m, int n_dec,
                             struct gp__decode_step *d);
@@ -86,7 +112,50 @@ static inline double gp__infer_decode_time (const struct gp__decode_step *d,
     double c = d->pp != 1.0 ? ctx / d->pp : ctx;
     double attn = gp__infer_attn_time (&d->a, c, c, &kvb, &af);
     double st = d->gemm + attn + d->comm + d->fixed;
+    if (d->overlap)
+        return gp__infer_overlap (d->pp * st, d->iter_overhead,
+                                  d->seq_overhead);
     return d->pp * st + d->iter_overhead + d->seq_overhead;
 }
+
+/* gp_infer_size in two parts: the
+ * argument check and the offline run that finds saturation
+ * (r->max_rate_per_replica; 'r' zeroed first), then the rest (the
+ * light-load check, the bisection, the replicas and the run at the
+ * peak).  Together they are gp_infer_size.
+ */
+int gp__infer_size_begin (const struct gp_serve_model *m,
+                          const struct gp_workload *w,
+                          const struct gp_slo *slo, double peak_rate,
+                          double headroom, struct gp_size_result *r,
+                          gp_error_t *err);
+int gp__infer_size_end (const struct gp_serve_model *m,
+                        const struct gp_workload *w,
+                        const struct gp_slo *slo, double peak_rate,
+                        double trough_rate, double headroom,
+                        struct gp_size_result *r, gp_error_t *err);
+
+/* After gp__infer_size_begin: a lower bound (>= 1) on the replicas that
+ * gp__infer_size_end will find for 'peak_rate' and 'headroom', whatever
+ * the SLOs (the sized rate never exceeds 0.98 x saturation).  The layout
+ * search skips the rest of a layout that cannot beat one it has sized
+ * (docs/model/inference.md, "Serving search").
+ */
+int gp__infer_replicas_bound (const struct gp_size_result *r,
+                              double peak_rate, double headroom);
+
+/* gp_infer_choose_on with the bound's pruning ('prune' 1, what
+ * gp_infer_choose_on does) or with every layout sized in full ('prune' 0,
+ * the reference tests/unit/test_infer_prune.c compares against): the
+ * chosen option is the same, bit for bit.  '*n_pruned' (may be NULL): the
+ * layouts left unsized.
+ */
+int gp__infer_choose_prune (const struct gp_serve_cfg *base,
+                            const struct gp_catalog *cat, int allow_mig,
+                            const struct gp_workload *w,
+                            const struct gp_slo *slo, double peak_rate,
+                            double trough_rate, double headroom,
+                            int gpus_per_node, int prune, int *n_pruned,
+                            struct gp_infer_option *best, gp_error_t *err);
 
 #endif

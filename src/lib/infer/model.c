@@ -76,6 +76,8 @@ const char *gp_engine_str (enum gp_engine e)
         return "sglang";
     case GP_ENGINE_FT:
         return "fastertransformer";
+    case GP_ENGINE_NIM:
+        return "nim";
     }
     return "?";
 }
@@ -88,7 +90,7 @@ int gp_engine_parse (const char *s, enum gp_engine *out, gp_error_t *err)
     } t[] = {
         {"trtllm", GP_ENGINE_TRTLLM},
         {"tensorrt-llm", GP_ENGINE_TRTLLM},
-        {"nim", GP_ENGINE_TRTLLM},
+        {"nim", GP_ENGINE_NIM},
         {"vllm", GP_ENGINE_VLLM},
         {"sglang", GP_ENGINE_SGLANG},
         {"fastertransformer", GP_ENGINE_FT},
@@ -100,8 +102,8 @@ int gp_engine_parse (const char *s, enum gp_engine *out, gp_error_t *err)
             return 0;
         }
     return gp_errprintf (err, GP_EINVAL,
-                         "unknown engine '%s'; expected trtllm, vllm, sglang "
-                         "or fastertransformer",
+                         "unknown engine '%s'; expected trtllm, nim, vllm, "
+                         "sglang or fastertransformer",
                          s ? s : "");
 }
 
@@ -116,6 +118,7 @@ void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p)
     p->mem_fraction = 0.90;
     switch (e) {
     case GP_ENGINE_TRTLLM:
+    case GP_ENGINE_NIM: /* NIM runs TensorRT-LLM engines */
         p->max_batch = 2048;
         p->max_num_tokens = 8192;
         p->reserve_full = 1;
@@ -129,6 +132,10 @@ void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p)
         p->reserve_full = 0;
         p->iter_overhead_s = 2.0e-3;
         p->seq_overhead_s = 6.0e-6;
+        /* SGLang >= 0.4 schedules the next batch while the GPU runs this
+         * one (zero-overhead batch scheduler, docs/model/inference.md,
+         * "Engines and vendor stacks") */
+        p->host_overlap = e == GP_ENGINE_SGLANG;
         break;
     case GP_ENGINE_FT:
         p->max_batch = 256;
@@ -607,8 +614,13 @@ double gp_infer_iter_time (const struct gp_serve_model *m,
     o.comm_s *= pp;
     o.overhead_s = o.overhead_s * pp + m->cfg.eng.iter_overhead_s
                    + m->cfg.eng.seq_overhead_s * load->n_logits;
-    o.total_s = t + m->cfg.eng.iter_overhead_s
-                + m->cfg.eng.seq_overhead_s * load->n_logits;
+    if (m->cfg.eng.host_overlap) /* host work hidden behind the GPU's */
+        o.total_s = gp__infer_overlap (t, m->cfg.eng.iter_overhead_s,
+                                       m->cfg.eng.seq_overhead_s
+                                           * load->n_logits);
+    else
+        o.total_s = t + m->cfg.eng.iter_overhead_s
+                    + m->cfg.eng.seq_overhead_s * load->n_logits;
     if (out)
         *out = o;
     return o.total_s;
@@ -631,4 +643,5 @@ void gp__infer_decode_prep (const struct gp_serve_model *m, int n_dec,
     d->pp = pp;
     d->iter_overhead = m->cfg.eng.iter_overhead_s;
     d->seq_overhead = m->cfg.eng.seq_overhead_s * (double)n_dec;
+    d->overlap = m->cfg.eng.host_overlap;
 }

@@ -158,20 +158,24 @@ static void engine_free (struct engine *e)
     free (e->heap);
 }
 
+/* The requests start zeroed; every other array is written before it is
+ * read (lists and queues up to their counts, samples and scratch by the
+ * statistics), so it is not cleared (a sizing runs ~13 simulations).
+ */
 static int engine_alloc (struct engine *e, gp_error_t *err)
 {
     size_t n = (size_t)e->n;
     e->R = calloc (n, sizeof *e->R);
-    e->run = calloc (2 * n + 32, sizeof *e->run); /* room for holes */
-    e->wq = calloc (n, sizeof *e->wq);
-    e->pre = calloc (n, sizeof *e->pre);
-    e->s_ttft = calloc (n, sizeof (double));
-    e->s_tpot = calloc (n, sizeof (double));
-    e->s_e2e = calloc (n, sizeof (double));
-    e->s_q = calloc (n, sizeof (double));
-    e->keys = calloc (2 * n, sizeof *e->keys);
+    e->run = malloc ((2 * n + 32) * sizeof *e->run); /* room for holes */
+    e->wq = malloc (n * sizeof *e->wq);
+    e->pre = malloc (n * sizeof *e->pre);
+    e->s_ttft = malloc (n * sizeof (double));
+    e->s_tpot = malloc (n * sizeof (double));
+    e->s_e2e = malloc (n * sizeof (double));
+    e->s_q = malloc (n * sizeof (double));
+    e->keys = malloc (2 * n * sizeof *e->keys);
     e->cap_heap = 2 * e->n + 16;
-    e->heap = calloc ((size_t)e->cap_heap, sizeof *e->heap);
+    e->heap = malloc ((size_t)e->cap_heap * sizeof *e->heap);
     if (!e->R || !e->run || !e->wq || !e->pre || !e->s_ttft || !e->s_tpot
         || !e->s_e2e || !e->s_q || !e->keys || !e->heap) {
         engine_free (e);
@@ -536,15 +540,67 @@ static inline double decode_time_w (const struct gp__decode_step *d,
         attn = gp__infer_attn_time (&d->a, c, c, &kvb, &af);
     }
     double st = d->gemm + attn + d->comm + d->fixed;
+    if (d->overlap)
+        return gp__infer_overlap (d->pp * st, d->iter_overhead,
+                                  d->seq_overhead);
     return d->pp * st + d->iter_overhead + d->seq_overhead;
+}
+
+/* How many of the next decode steps (each adding 'ks' whole tokens to the
+ * KV use 'kv') leave room for one more: the largest j <= 'most' with
+ * kv + (j + 1) ks <= cap for every step up to j.  Whole numbers below
+ * 2^53, so kv + m ks is the value the step-by-step additions reach.
+ */
+static long kv_room (double kv, double ks, double cap, long most)
+{
+    if (ks <= 0)
+        return kv <= cap ? most : 0;
+    double est = floor ((cap - kv) / ks) - 1.0;
+    long j = est < 0 ? 0 : est > (double)most ? most : (long)est;
+    while (j > 0 && !(kv + (double)(j + 1) * ks <= cap))
+        j--;
+    while (j < most && kv + (double)(j + 2) * ks <= cap)
+        j++;
+    return j > 0 || kv + ks <= cap ? j : 0;
 }
 
 /* Decode steps of one decode set up to 'most', each followed by the next
  * step's start; '*stop' when that start ends the run.  Returns the steps.
  */
+static inline long run_steps_k (struct engine *e,
+                                 const struct gp__decode_step *dp, long most,
+                                 int *stop, int plain);
+
 static long run_steps (struct engine *e, const struct gp__decode_step *d,
                        long most, int *stop)
 {
+    /* The common case (one stage, the KV stream the larger attention
+     * term, host work added) in a loop of its own (decode_time_plain);
+     * the others through decode_time_w. */
+    if (d->pp == 1.0 && !d->overlap && attn_winner (&d->a) > 0)
+        return run_steps_k (e, d, most, stop, 1);
+    return run_steps_k (e, d, most, stop, 0);
+}
+
+/* decode_time_w for pp 1, the KV stream the larger term and the host work
+ * added: the same operations on the same values (pp x st is st when pp is
+ * 1).
+ */
+static inline double decode_time_plain (const struct gp__decode_step *d,
+                                        double ctx)
+{
+    double attn = ctx * d->a.kv_bytes_per_token / d->a.bw;
+    double st = d->gemm + attn + d->comm + d->fixed;
+    return st + d->iter_overhead + d->seq_overhead;
+}
+
+static inline long run_steps_k (struct engine *e,
+                                 const struct gp__decode_step *dp, long most,
+                                 int *stop, int plain)
+{
+    /* a private copy: no store through 'e' can change it, so its fields
+     * stay in registers across the loop */
+    const struct gp__decode_step dc = *dp, *d = &dc;
     int n_dec = e->n_dec;
     long long ctx = (long long)e->dec_ctx; /* a whole number of tokens */
     double kv_step = e->E->reserve_full ? 0.0 : (double)n_dec;
@@ -556,16 +612,29 @@ static long run_steps (struct engine *e, const struct gp__decode_step *d,
     int quiet = e->wq_len == 0;
     double t_arr = e->next_arr < e->n_created ? e->R[e->next_arr].arrival
                                               : INFINITY;
+    /* Steps after which the next start changes nothing as long as no
+     * arrival is due (nobody waiting, room for the next token): taken
+     * with the clock check alone, the KV use (whole tokens, exact) and
+     * its peak (it only grows) brought up to date when needed.
+     */
+    long s0 = 0; /* the step kv was last brought up to date at */
+    long room = quiet ? kv_room (kv, kv_step, cap, most) : 0;
     *stop = 0;
     while (s < most) {
-        t += decode_time_w (d, win, (double)ctx);
+        t += plain ? decode_time_plain (d, (double)ctx)
+                   : decode_time_w (d, win, (double)ctx);
         s++;
         ctx += n_dec;
-        kv += kv_step; /* whole tokens: exact */
+        if (room > 0 && !(t_arr <= t)) {
+            room--;
+            continue;
+        }
+        kv += (double)(s - s0) * kv_step;
+        s0 = s;
         if (kv > peak)
             peak = kv;
         /* nothing due, nobody waiting, room for the next token: the next
-         * start changes nothing (the common case, without a call) */
+         * start changes nothing */
         if (quiet && !(t_arr <= t) && kv + kv_step <= cap)
             continue;
         e->t = t;
@@ -581,8 +650,12 @@ static long run_steps (struct engine *e, const struct gp__decode_step *d,
         quiet = e->wq_len == 0;
         t_arr = e->next_arr < e->n_created ? e->R[e->next_arr].arrival
                                            : INFINITY;
+        room = quiet ? kv_room (kv, kv_step, cap, most - s) : 0;
     }
     if (!*stop) {
+        kv += (double)(s - s0) * kv_step;
+        if (kv > peak)
+            peak = kv;
         e->t = t;
         e->kv_used = kv;
         e->kv_peak = peak;

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -94,6 +95,19 @@ int gp_infer_size (const struct gp_serve_model *m,
                    struct gp_size_result *r,
                    gp_error_t *err)
 {
+    int rc = gp__infer_size_begin (m, w, slo, peak_rate, headroom, r, err);
+    if (rc)
+        return rc;
+    return gp__infer_size_end (m, w, slo, peak_rate, trough_rate, headroom,
+                               r, err);
+}
+
+int gp__infer_size_begin (const struct gp_serve_model *m,
+                          const struct gp_workload *w,
+                          const struct gp_slo *slo, double peak_rate,
+                          double headroom, struct gp_size_result *r,
+                          gp_error_t *err)
+{
     if (!m || !w || !slo || !r || !(peak_rate > 0) || headroom < 0
         || headroom >= 1)
         return gp_errprintf (err, GP_EINVAL,
@@ -109,9 +123,46 @@ int gp_infer_size (const struct gp_serve_model *m,
     if (rc)
         return rc;
     r->max_rate_per_replica = s.req_s;
-    double hi = 0.98 * s.req_s;
+    return 0;
+}
+
+/* The replicas at 'peak_rate' when one replica carries 'rate' requests/s
+ * with 'headroom': gp_infer_size's rule, in one place for the sizing and
+ * for the bound below.
+ */
+static int replicas_at (double peak_rate, double rate, double headroom)
+{
+    double usable = rate * (1.0 - headroom);
+    int n = (int)ceil (peak_rate / usable - 1e-9);
+    return n < 1 ? 1 : n;
+}
+
+int gp__infer_replicas_bound (const struct gp_size_result *r,
+                              double peak_rate, double headroom)
+{
+    /* The sized rate is at most hi = 0.98 x saturation (the bisection's
+     * upper end; lo <= hi throughout), and every operation of
+     * replicas_at is monotone in the rate (rounding included), so the
+     * replicas at hi are a lower bound on the sized replicas.
+     */
+    double hi = 0.98 * r->max_rate_per_replica;
+    double x = peak_rate / (hi * (1.0 - headroom));
+    if (!(hi > 0) || !(x < 1e9))
+        return 1; /* no bound worth the name (and no overflow) */
+    return replicas_at (peak_rate, hi, headroom);
+}
+
+int gp__infer_size_end (const struct gp_serve_model *m,
+                        const struct gp_workload *w,
+                        const struct gp_slo *slo, double peak_rate,
+                        double trough_rate, double headroom,
+                        struct gp_size_result *r, gp_error_t *err)
+{
+    struct gp_sim_result s;
+    int rc;
+    double hi = 0.98 * r->max_rate_per_replica;
     /* light load must meet the SLOs, or no rate does */
-    double lo = 0.02 * s.req_s;
+    double lo = 0.02 * r->max_rate_per_replica;
     rc = run_at (m, w, lo, &s, err);
     if (rc)
         return rc;
@@ -154,9 +205,7 @@ int gp_infer_size (const struct gp_serve_model *m,
     snprintf (r->limit, sizeof r->limit, "%s", why);
     r->limit_kind = kind;
     double usable = lo * (1.0 - headroom);
-    r->replicas = (int)ceil (peak_rate / usable - 1e-9);
-    if (r->replicas < 1)
-        r->replicas = 1;
+    r->replicas = replicas_at (peak_rate, lo, headroom);
     r->replicas_min = trough_rate > 0
                           ? (int)ceil (trough_rate / usable - 1e-9)
                           : r->replicas;
@@ -227,16 +276,21 @@ static enum gp_infer_limit error_limit (int code)
                                     : GP_INFER_LIMIT_ERROR;
 }
 
-/* Fill 'o' for one layout; a layout that cannot serve is an infeasible
+/* Fill 'o' for one layout, up to the saturation run of its sizing
+ * (gp__infer_size_begin); '*pending' is 1 when the rest of the sizing
+ * (eval_end) is still to do, 0 when the layout is already an infeasible
  * option with its reason.  Returns GP_ENOMEM (with 'err') when the
  * evaluation ran out of memory, which must not pass for infeasibility.
  */
-static int eval (const struct gp_serve_cfg *cfg, const char *slice,
-                 int per_gpu, double share, const struct gp_workload *w,
-                 const struct gp_slo *slo, double peak, double trough,
-                 double headroom, struct gp_infer_option *o, gp_error_t *err)
+static int eval_begin (const struct gp_serve_cfg *cfg, const char *slice,
+                       int per_gpu, double share,
+                       const struct gp_workload *w, const struct gp_slo *slo,
+                       double peak, double headroom,
+                       struct gp_infer_option *o, int *pending,
+                       gp_error_t *err)
 {
     gp_error_t e = {0};
+    *pending = 0;
     memset (o, 0, sizeof *o);
     o->accel = cfg->accel;
     snprintf (o->slice, sizeof o->slice, "%s", slice ? slice : "");
@@ -256,8 +310,27 @@ static int eval (const struct gp_serve_cfg *cfg, const char *slice,
         return 0;
     }
     o->ep = o->model.cfg.ep;
-    if (gp_infer_size (&o->model, w, slo, peak, trough, headroom, &o->size,
-                       &e)) {
+    if (gp__infer_size_begin (&o->model, w, slo, peak, headroom, &o->size,
+                              &e)) {
+        if (e.code == GP_ENOMEM)
+            return gp_errprintf (err, GP_ENOMEM, "%s", e.text);
+        snprintf (o->reason, sizeof o->reason, "%s", e.text);
+        o->limit = error_limit (e.code);
+        return 0;
+    }
+    *pending = 1;
+    return 0;
+}
+
+/* The rest of the layout's sizing (gp__infer_size_end) and its GPUs. */
+static int eval_end (double share, const struct gp_workload *w,
+                     const struct gp_slo *slo, double peak, double trough,
+                     double headroom, struct gp_infer_option *o,
+                     gp_error_t *err)
+{
+    gp_error_t e = {0};
+    if (gp__infer_size_end (&o->model, w, slo, peak, trough, headroom,
+                            &o->size, &e)) {
         if (e.code == GP_ENOMEM)
             return gp_errprintf (err, GP_ENOMEM, "%s", e.text);
         snprintf (o->reason, sizeof o->reason, "%s", e.text);
@@ -277,6 +350,79 @@ static int eval (const struct gp_serve_cfg *cfg, const char *slice,
     } else {
         o->gpus = o->size.replicas * share;
         o->gpus_whole = gp_infer_option_gpus (o, o->size.replicas);
+    }
+    return 0;
+}
+
+/* One layout of the search: its configuration and, once evaluated, its
+ * option.
+ */
+struct cand {
+    struct gp_serve_cfg c;
+    const char *slice;       /* MIG profile, NULL for whole GPUs */
+    int per_gpu;
+    double share;
+    int ep_label;            /* the ep the reason names */
+    int pending;             /* sized up to saturation, the rest to do */
+    int pruned;              /* the rest skipped: it cannot be the best */
+    int bound;               /* nodes at the peak, a lower bound */
+    struct gp_infer_option o;
+};
+
+/* Evaluate the layouts of one group (the MIG slices, or one pass over
+ * whole-GPU layouts) as eval() of each would, except that a layout whose
+ * lower bound on nodes at the peak (gp__infer_replicas_bound after its
+ * saturation run) exceeds the nodes of a feasible layout of the group is
+ * not sized further (pruned).  Such a layout cannot be chosen: the
+ * choice (better(), over the group in its order) keeps the fewest nodes
+ * at the peak first, so the chosen one is among the layouts with the
+ * group's fewest nodes, and a feasible layout exists, so neither the
+ * "whole GPUs work" flag nor the reason of an infeasible search reads a
+ * pruned one.  The rest is sized in increasing bound order, so that a
+ * good layout is found early (docs/model/inference.md, "Serving
+ * search").  Returns GP_ENOMEM with 'err', else 0.
+ */
+static int eval_group (struct cand *cs, size_t n, const struct gp_workload *w,
+                       const struct gp_slo *slo, double peak, double trough,
+                       double headroom, int per_node, int prune,
+                       int *n_pruned, gp_error_t *err)
+{
+    size_t order[256];
+    size_t n_ord = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct cand *x = &cs[i];
+        if (eval_begin (&x->c, x->slice, x->per_gpu, x->share, w, slo, peak,
+                        headroom, &x->o, &x->pending, err))
+            return GP_ENOMEM;
+        if (!x->pending)
+            continue;
+        int reps = gp__infer_replicas_bound (&x->o.size, peak, headroom);
+        x->bound = gp_infer_option_nodes (&x->o, reps, per_node);
+        /* insertion by (bound, index): the group is small */
+        size_t j = n_ord++;
+        while (j > 0 && cs[order[j - 1]].bound > x->bound) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    int have = 0, least = 0; /* the fewest nodes of a feasible layout */
+    for (size_t k = 0; k < n_ord; k++) {
+        struct cand *x = &cs[order[k]];
+        if (prune && have && x->bound > least) {
+            x->pruned = 1;
+            (*n_pruned)++;
+            continue;
+        }
+        if (eval_end (x->share, w, slo, peak, trough, headroom, &x->o, err))
+            return GP_ENOMEM;
+        if (!x->o.feasible)
+            continue;
+        int nodes = gp_infer_option_nodes (&x->o, x->o.size.replicas,
+                                           per_node);
+        if (!have || nodes < least)
+            least = nodes;
+        have = 1;
     }
     return 0;
 }
@@ -320,6 +466,75 @@ static int layout_skipped (const struct gp_serve_cfg *base, int dom,
     return pass == 1 && base->tp > 0 && base->pp > 0;
 }
 
+/* The MIG slices of 'base' worth trying, as candidates ('cs' has room
+ * for every profile of the catalog).  Returns how many.
+ */
+static size_t mig_cands (const struct gp_serve_cfg *base,
+                         const struct gp_catalog *cat, struct cand *cs)
+{
+    const struct gp_accel *acc = base->accel;
+    size_t n = 0;
+    for (size_t i = 0; i < gp_catalog_n_mig (cat); i++) {
+        const struct gp_mig_profile *p = gp_catalog_mig (cat, i);
+        if (strcasecmp (p->accel_id, acc->id) || strstr (p->profile, "+")
+            || p->compute_slices >= 7)
+            continue;
+        struct cand *x = &cs[n++];
+        memset (x, 0, sizeof *x);
+        x->c = *base;
+        x->c.tp = x->c.pp = 1;
+        x->c.slice_mem_bytes = p->mem_bytes;
+        x->c.slice_compute = p->compute_slices;
+        x->slice = p->profile;
+        x->per_gpu = p->max_instances;
+        x->share = fmax (p->compute_slices / 7.0,
+                         p->mem_bytes / acc->mem_bytes);
+    }
+    return n;
+}
+
+/* The whole-GPU layouts of pass 'pass' (see layout_skipped), in the
+ * search's order, into 'cs' (room for 'room').  Returns how many.
+ */
+static size_t whole_cands (const struct gp_serve_cfg *base, int dom,
+                           int pass, struct cand *cs, size_t room)
+{
+    size_t n = 0;
+    for (int pp = 1; pp <= 8; pp *= 2) {
+        if (base->pp > 0 && pp != base->pp)
+            continue;
+        int tp_max = base->tp > dom ? base->tp : dom;
+        for (int tp = 1; tp <= tp_max; tp *= 2) {
+            if (base->tp > 0 && tp != base->tp)
+                continue;
+            if (layout_skipped (base, dom, pass, tp, pp))
+                continue;
+            /* MoE: expert parallel over the whole tp group or expert
+             * tensor parallel (ep 1), unless 'base' fixes ep */
+            int eps[2] = {1, tp}, n_ep = 1;
+            if (base->arch->moe_experts <= 0)
+                eps[0] = base->ep > 1 ? base->ep : 0; /* error */
+            else if (base->ep > 0)
+                eps[0] = base->ep;
+            else if (tp > 1 && base->arch->moe_experts % tp == 0)
+                n_ep = 2;
+            for (int j = 0; j < n_ep && n < room; j++) {
+                struct cand *x = &cs[n++];
+                memset (x, 0, sizeof *x);
+                x->c = *base;
+                x->c.tp = tp;
+                x->c.pp = pp;
+                x->c.ep = eps[j];
+                x->c.slice_mem_bytes = 0;
+                x->c.slice_compute = 0;
+                x->share = 1.0;
+                x->ep_label = eps[j] > 0 ? eps[j] : 1;
+            }
+        }
+    }
+    return n;
+}
+
 int gp_infer_choose_on (const struct gp_serve_cfg *base,
                         const struct gp_catalog *cat,
                         int allow_mig,
@@ -332,9 +547,22 @@ int gp_infer_choose_on (const struct gp_serve_cfg *base,
                         struct gp_infer_option *best,
                         gp_error_t *err)
 {
+    return gp__infer_choose_prune (base, cat, allow_mig, w, slo, peak_rate,
+                                   trough_rate, headroom, gpus_per_node, 1,
+                                   NULL, best, err);
+}
+
+int gp__infer_choose_prune (const struct gp_serve_cfg *base,
+                            const struct gp_catalog *cat, int allow_mig,
+                            const struct gp_workload *w,
+                            const struct gp_slo *slo, double peak_rate,
+                            double trough_rate, double headroom,
+                            int gpus_per_node, int prune, int *n_pruned,
+                            struct gp_infer_option *best, gp_error_t *err)
+{
+    int pruned = 0;
     if (!base || !base->arch || !base->accel || !w || !slo || !best)
         return gp_errprintf (err, GP_EINVAL, "choose: missing argument");
-    struct gp_infer_option cur;
     memset (best, 0, sizeof *best);
     best->accel = base->accel;
     best->weight_dtype = base->weight_dtype;
@@ -346,31 +574,34 @@ int gp_infer_choose_on (const struct gp_serve_cfg *base,
     int dom = acc->scale_up_domain > 1 ? acc->scale_up_domain : 8;
     if (dom > 8)
         dom = 8; /* one 8-GPU node / tray group per replica */
+    size_t n_mig = allow_mig && cat ? gp_catalog_n_mig (cat) : 0;
+    size_t room = n_mig > 256 ? n_mig : 256;
+    struct cand *cs = malloc (room * sizeof *cs);
+    if (!cs)
+        return gp_errprintf (err, GP_ENOMEM, "choose: out of memory");
 
     /* MIG slices first: cheapest when the model fits. */
     if (allow_mig && cat && base->tp <= 1 && base->pp <= 1 && base->ep <= 1) {
-        for (size_t i = 0; i < gp_catalog_n_mig (cat); i++) {
-            const struct gp_mig_profile *p = gp_catalog_mig (cat, i);
-            if (strcasecmp (p->accel_id, acc->id) || strstr (p->profile, "+")
-                || p->compute_slices >= 7)
-                continue;
-            struct gp_serve_cfg c = *base;
-            c.tp = c.pp = 1;
-            c.slice_mem_bytes = p->mem_bytes;
-            c.slice_compute = p->compute_slices;
-            double share = fmax (p->compute_slices / 7.0,
-                                 p->mem_bytes / acc->mem_bytes);
-            if (eval (&c, p->profile, p->max_instances, share, w, slo,
-                      peak_rate, trough_rate, headroom, &cur, err))
-                return GP_ENOMEM;
+        size_t n = mig_cands (base, cat, cs);
+        if (n > 256)
+            n = 256; /* eval_group's order holds 256 */
+        if (eval_group (cs, n, w, slo, peak_rate, trough_rate, headroom,
+                        gpus_per_node, prune, &pruned, err)) {
+            free (cs);
+            return GP_ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const struct gp_infer_option *cur = &cs[i].o;
             tried++;
-            if (!first_reason[0] && !cur.feasible) {
+            if (cs[i].pruned)
+                continue;
+            if (!first_reason[0] && !cur->feasible) {
                 snprintf (first_reason, sizeof first_reason, "%s: %s",
-                          p->profile, cur.reason);
-                first_limit = cur.limit;
+                          cs[i].slice, cur->reason);
+                first_limit = cur->limit;
             }
-            if (better (&cur, best, gpus_per_node))
-                *best = cur;
+            if (better (cur, best, gpus_per_node))
+                *best = *cur;
         }
     }
     /* Whole GPUs, always (a slice is not cheaper by being tried first):
@@ -380,48 +611,31 @@ int gp_infer_choose_on (const struct gp_serve_cfg *base,
      */
     int whole_ok = 0;
     for (int pass = 0; pass < 2 && !whole_ok; pass++) {
-        for (int pp = 1; pp <= 8; pp *= 2) {
-            if (base->pp > 0 && pp != base->pp)
+        size_t n = whole_cands (base, dom, pass, cs, 256);
+        if (eval_group (cs, n, w, slo, peak_rate, trough_rate, headroom,
+                        gpus_per_node, prune, &pruned, err)) {
+            free (cs);
+            return GP_ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const struct gp_infer_option *cur = &cs[i].o;
+            tried++;
+            if (cs[i].pruned)
                 continue;
-            int tp_max = base->tp > dom ? base->tp : dom;
-            for (int tp = 1; tp <= tp_max; tp *= 2) {
-                if (base->tp > 0 && tp != base->tp)
-                    continue;
-                if (layout_skipped (base, dom, pass, tp, pp))
-                    continue;
-                /* MoE: expert parallel over the whole tp group or expert
-                 * tensor parallel (ep 1), unless 'base' fixes ep */
-                int eps[2] = {1, tp}, n_ep = 1;
-                if (base->arch->moe_experts <= 0)
-                    eps[0] = base->ep > 1 ? base->ep : 0; /* error */
-                else if (base->ep > 0)
-                    eps[0] = base->ep;
-                else if (tp > 1 && base->arch->moe_experts % tp == 0)
-                    n_ep = 2;
-                for (int j = 0; j < n_ep; j++) {
-                    struct gp_serve_cfg c = *base;
-                    c.tp = tp;
-                    c.pp = pp;
-                    c.ep = eps[j];
-                    c.slice_mem_bytes = 0;
-                    c.slice_compute = 0;
-                    if (eval (&c, NULL, 0, 1.0, w, slo, peak_rate,
-                              trough_rate, headroom, &cur, err))
-                        return GP_ENOMEM;
-                    tried++;
-                    if (!cur.feasible) {
-                        snprintf (first_reason, sizeof first_reason,
-                                  "tp%d pp%d ep%d: %s", tp, pp,
-                                  eps[j] > 0 ? eps[j] : 1, cur.reason);
-                        first_limit = cur.limit;
-                    }
-                    whole_ok |= cur.feasible;
-                    if (better (&cur, best, gpus_per_node))
-                        *best = cur;
-                }
+            if (!cur->feasible) {
+                snprintf (first_reason, sizeof first_reason,
+                          "tp%d pp%d ep%d: %s", cs[i].c.tp, cs[i].c.pp,
+                          cs[i].ep_label, cur->reason);
+                first_limit = cur->limit;
             }
+            whole_ok |= cur->feasible;
+            if (better (cur, best, gpus_per_node))
+                *best = *cur;
         }
     }
+    free (cs);
+    if (n_pruned)
+        *n_pruned = pruned;
     best->layouts_tried = tried;
     if (!best->feasible) {
         best->accel = acc;
