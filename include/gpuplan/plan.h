@@ -795,6 +795,17 @@ int gp_plan_sample (const struct gp_plan_spec *spec,
                     const struct gp_catalog *cat, struct gp_plan_result *r,
                     size_t n, unsigned long long seed, gp_error_t *err);
 
+/* gp_plan_run() of 'spec' and, when 'n' > 0, gp_plan_sample() of 'n'
+ * draws seeded by 'seed' on its result: the plan command's one library
+ * call.  Returns the result (caller frees with gp_plan_result_destroy),
+ * or NULL with 'err' set by whichever of the two failed.
+ */
+struct gp_plan_result *gp_plan_run_sampled (const struct gp_plan_spec *spec,
+                                            const struct gp_catalog *cat,
+                                            size_t n,
+                                            unsigned long long seed,
+                                            gp_error_t *err);
+
 /* The executive summary's derived values (gp_plan_summarize;
  * docs/formats/plan.md, "summary"): the renderers show them, they
  * compute nothing.

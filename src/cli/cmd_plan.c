@@ -288,13 +288,10 @@ int cmd_plan (int argc, char **argv)
     struct gp_plan_spec *spec =
         doc ? gp_plan_spec_from_doc_set (doc, wi.sets, wi.n_sets, cat, &err)
             : NULL;
-    struct gp_plan_result *res = spec ? gp_plan_run (spec, cat, &err) : NULL;
-    if (res && samples > 0
-        && gp_plan_sample (spec, cat, res, (size_t)samples,
-                           (unsigned long long)seed, &err) != 0) {
-        gp_plan_result_destroy (res);
-        res = NULL;
-    }
+    struct gp_plan_result *res =
+        spec ? gp_plan_run_sampled (spec, cat, (size_t)samples,
+                                    (unsigned long long)seed, &err)
+             : NULL;
     int rc = EXIT_OK;
     if (!res) {
         rc = cli_fail (&err);

@@ -634,3 +634,17 @@ done:
     free (S);
     return rc;
 }
+
+struct gp_plan_result *gp_plan_run_sampled (const struct gp_plan_spec *spec,
+                                            const struct gp_catalog *cat,
+                                            size_t n,
+                                            unsigned long long seed,
+                                            gp_error_t *err)
+{
+    struct gp_plan_result *r = gp_plan_run (spec, cat, err);
+    if (r && n > 0 && gp_plan_sample (spec, cat, r, n, seed, err) != 0) {
+        gp_plan_result_destroy (r);
+        r = NULL;
+    }
+    return r;
+}
