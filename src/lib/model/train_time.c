@@ -566,6 +566,22 @@ static void pipeline (const struct tctx *cx, double stage_mb, double *bubble_out
     *p2p_out = p2p;
 }
 
+/* The stage time the 1F1B / interleaved bubble is made of: the warm-up
+ * forwards and cool-down backwards run on the first p - 1 stages, which
+ * hold no output layer, so the bubble is (p - 1)/v times a stage without
+ * the logits (Narayanan et al. 2021, Sec. 2.2.1: t_pb = (p - 1)(t_f +
+ * t_b) of those stages; docs/model/training.md, "Pipeline bubble").
+ * DualPipe places both ends on every device: its stage keeps them.
+ */
+static double bubble_stage_mb (const struct tctx *cx, double stage_mb,
+                               double logit_mb)
+{
+    if (cx->pp < 2 || cx->l->schedule == GP_SCHED_DUALPIPE)
+        return stage_mb;
+    double b = stage_mb - logit_mb;
+    return b > 0 ? b : 0;
+}
+
 /* ---------------------------- data parallel --------------------------- */
 
 /* Parameters a GPU holds outside the routed experts ('*P') and of them
@@ -742,7 +758,7 @@ void gp_train_time (const struct gp_train_model *m,
     double logit_mb = logits_mb (&cx);
     double stage_mb = Ls * x.layer_mb + logit_mb;
     double bubble, p2p;
-    pipeline (&cx, stage_mb, &bubble, &p2p);
+    pipeline (&cx, bubble_stage_mb (&cx, stage_mb, logit_mb), &bubble, &p2p);
     double P, PX, ndx;
     stage_params (&cx, &P, &PX, &ndx);
     double dp_exposed = dp_exposed_s (&cx, &x, P, PX, ndx);
@@ -849,7 +865,7 @@ double gp__train_step_bound_with (const struct gp_train_model *m,
     cx.T = cx.s / cx.cp * l->micro_batch;
     cx.nmb = job->global_batch / (cx.dp * l->micro_batch);
     double bubble, p2p;
-    pipeline (&cx, S, &bubble, &p2p);
+    pipeline (&cx, bubble_stage_mb (&cx, S, logits_mb (&cx)), &bubble, &p2p);
     return (cx.nmb * S + bubble + p2p) * (1 - 1e-12);
 }
 
