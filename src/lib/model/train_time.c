@@ -275,6 +275,24 @@ static double gemm_fwd (const struct tctx *cx)
     return g + dense_frac * gd + moe_frac * gm;
 }
 
+/* The two batched GEMMs of unfused attention (Q K^T and P V), forward,
+ * as a roofline: their FLOPs at the GEMM ceiling, or their HBM traffic
+ * when that is longer — the s x s scores written by the first and read
+ * by the second (2 bytes each) and Q, K, V and the output read or
+ * written once (docs/model/training.md, "Unfused attention GEMMs").  The
+ * softmax, mask and dropout traffic between them is mem_extra.
+ */
+static double unfused_bmm_s (const struct tctx *cx, double flops,
+                             double apeak)
+{
+    TCTX_NAMES (cx);
+    double rows = (double)m->heads / t * l->micro_batch * (s / cp);
+    double bytes = 2.0 * 2.0 * rows * s + 4.0 * 2.0 * rows * m->head_dim;
+    double tc = flops / (apeak * e->gemm_max);
+    double tm = bytes / (hw->mem_bw * e->hbm);
+    return (tc > tm ? tc : tm) + 2 * e->kernel_s;
+}
+
 /* Attention core, forward, one micro-batch and layer; its backward in
  * '*attn_b' and the HBM traffic of unfused scores in '*mem_extra'.
  */
@@ -300,10 +318,7 @@ static double attn_fwd (const struct tctx *cx, double *attn_b_out,
          * mask and dropout through HBM (5 a s^2 b / t bytes written
          * and read).
          */
-        double hd = m->head_dim;
-        double bmm_eff = e->gemm_max / (1 + e->gemm_dim_half / hd
-                                        + 2 * e->gemm_dim_half / s);
-        attn_f = attn_flops / (apeak * bmm_eff) + 2 * e->kernel_s;
+        attn_f = unfused_bmm_s (cx, attn_flops, apeak);
         mem_extra = 2.0 * 5.0 * m->heads * (s / cp) * s * l->micro_batch / t
                     / (hw->mem_bw * e->hbm);
     }
