@@ -283,6 +283,24 @@ static double gemm_fwd (const struct tctx *cx)
     return g + dense_frac * gd + moe_frac * gm;
 }
 
+/* The two batched GEMMs of unfused attention (Q K^T and P V), forward,
+ * as a roofline: their FLOPs at the GEMM ceiling, or their HBM traffic
+ * when that is longer — the s x s scores written by the first and read
+ * by the second (2 bytes each) and Q, K, V and the output read or
+ * written once (docs/model/training.md, "Unfused attention GEMMs").  The
+ * softmax, mask and dropout traffic between them is mem_extra.
+ */
+static double unfused_bmm_s (const struct tctx *cx, double flops,
+                             double apeak)
+{
+    TCTX_NAMES (cx);
+    double rows = (double)m->heads / t * l->micro_batch * (s / cp);
+    double bytes = 2.0 * 2.0 * rows * s + 4.0 * 2.0 * rows * m->head_dim;
+    double tc = flops / (apeak * e->gemm_max);
+    double tm = bytes / (hw->mem_bw * e->hbm);
+    return (tc > tm ? tc : tm) + 2 * e->kernel_s;
+}
+
 /* Attention core, forward, one micro-batch and layer; its backward in
  * '*attn_b' and the HBM traffic of unfused scores in '*mem_extra'.
  */
@@ -308,10 +326,7 @@ static double attn_fwd (const struct tctx *cx, double *attn_b_out,
          * mask and dropout through HBM (5 a s^2 b / t bytes written
          * and read).
          */
-        double hd = m->head_dim;
-        double bmm_eff = e->gemm_max / (1 + e->gemm_dim_half / hd
-                                        + 2 * e->gemm_dim_half / s);
-        attn_f = attn_flops / (apeak * bmm_eff) + 2 * e->kernel_s;
+        attn_f = unfused_bmm_s (cx, attn_flops, apeak);
         mem_extra = 2.0 * 5.0 * m->heads * (s / cp) * s * l->micro_batch / t
                     / (hw->mem_bw * e->hbm);
     }
@@ -588,6 +603,22 @@ static void pipeline (const struct tctx *cx, double stage_mb, double *bubble_out
     *p2p_out = p2p;
 }
 
+/* The stage time the 1F1B / interleaved bubble is made of: the warm-up
+ * forwards and cool-down backwards run on the first p - 1 stages, which
+ * hold no output layer, so the bubble is (p - 1)/v times a stage without
+ * the logits (Narayanan et al. 2021, Sec. 2.2.1: t_pb = (p - 1)(t_f +
+ * t_b) of those stages; docs/model/training.md, "Pipeline bubble").
+ * DualPipe places both ends on every device: its stage keeps them.
+ */
+static double bubble_stage_mb (const struct tctx *cx, double stage_mb,
+                               double logit_mb)
+{
+    if (cx->pp < 2 || cx->l->schedule == GP_SCHED_DUALPIPE)
+        return stage_mb;
+    double b = stage_mb - logit_mb;
+    return b > 0 ? b : 0;
+}
+
 /* ---------------------------- data parallel --------------------------- */
 
 /* Parameters a GPU holds outside the routed experts ('*P') and of them
@@ -764,7 +795,7 @@ void gp_train_time (const struct gp_train_model *m,
     double logit_mb = logits_mb (&cx);
     double stage_mb = Ls * x.layer_mb + logit_mb;
     double bubble, p2p;
-    pipeline (&cx, stage_mb, &bubble, &p2p);
+    pipeline (&cx, bubble_stage_mb (&cx, stage_mb, logit_mb), &bubble, &p2p);
     double P, PX, ndx;
     stage_params (&cx, &P, &PX, &ndx);
     double dp_exposed = dp_exposed_s (&cx, &x, P, PX, ndx);
@@ -875,7 +906,7 @@ double gp__train_step_bound_with (const struct gp_train_model *m,
     cx.T = cx.s / cx.cp * l->micro_batch;
     cx.nmb = job->global_batch / (cx.dp * l->micro_batch);
     double bubble, p2p;
-    pipeline (&cx, S, &bubble, &p2p);
+    pipeline (&cx, bubble_stage_mb (&cx, S, logits_mb (&cx)), &bubble, &p2p);
     return (cx.nmb * S + bubble + p2p) * (1 - 1e-12);
 }
 
