@@ -53,6 +53,14 @@ int gp_csv_parse_file (const char *path,
 /* Index of column 'name' in a header row, or -1. */
 int gp_csv_col (const struct gp_csv_row *header, const char *name);
 
+/* Check that no column name (non-empty) appears twice in 'header', read
+ * from 'file': a repeated column would be read from its first copy only,
+ * silently.  Returns 0, or GP_EPARSE with 'err' naming file:line, the
+ * column and both positions (1-based).
+ */
+int gp_csv_header_unique (const struct gp_csv_row *header, const char *file,
+                          gp_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

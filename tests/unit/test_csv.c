@@ -107,6 +107,24 @@ static void test_col (void **state)
     assert_int_equal (gp_csv_col (NULL, "id"), -1);
 }
 
+/* A header naming a column twice is an error naming both positions;
+ * empty names (trailing commas) may repeat.
+ */
+static void test_header_unique (void **state)
+{
+    (void)state;
+    gp_error_t err = {0};
+    const char *ok[] = {"id", "", "name", ""};
+    struct gp_csv_row h = {.line = 1, .n_fields = 4, .fields = ok};
+    assert_int_equal (gp_csv_header_unique (&h, "t.csv", &err), 0);
+    const char *dup[] = {"submit", "gpus", "team", "gpus"};
+    struct gp_csv_row d = {.line = 3, .n_fields = 4, .fields = dup};
+    assert_int_equal (gp_csv_header_unique (&d, "t.csv", &err), GP_EPARSE);
+    assert_string_equal (err.text, "t.csv:3: header: column 'gpus' appears "
+                                   "twice (columns 2 and 4)");
+    assert_int_equal (gp_csv_header_unique (NULL, "t.csv", &err), 0);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +132,7 @@ int main (void)
         cmocka_unit_test (test_pipe),
         cmocka_unit_test (test_errors),
         cmocka_unit_test (test_col),
+        cmocka_unit_test (test_header_unique),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

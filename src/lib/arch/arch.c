@@ -385,6 +385,9 @@ static int zoo_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
 {
     struct zload *L = arg;
     if (row->index == 0) {
+        int hrc = gp_csv_header_unique (row, L->name, err);
+        if (hrc)
+            return hrc;
         for (int c = 0; c < Z_NCOLS; c++) {
             L->map[c] = gp_csv_col (row, zcol_names[c]);
             if (L->map[c] < 0 && c < Z_NREQ)

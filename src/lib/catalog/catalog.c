@@ -370,6 +370,9 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
     struct load_arg *A = arg;
     struct load *L = A->L;
     if (row->index == 0) {
+        int hrc = gp_csv_header_unique (row, L->name, err);
+        if (hrc)
+            return hrc;
         size_t ncols = 0;
         for (const struct col *c = L->cols; c->name; c++)
             L->map[ncols++] = gp_csv_col (row, c->name);

@@ -190,3 +190,22 @@ int gp_csv_col (const struct gp_csv_row *header, const char *name)
             return (int)i;
     return -1;
 }
+
+int gp_csv_header_unique (const struct gp_csv_row *header, const char *file,
+                          gp_error_t *err)
+{
+    if (!header)
+        return 0;
+    for (size_t i = 0; i < header->n_fields; i++) {
+        if (!header->fields[i][0])
+            continue;
+        for (size_t j = i + 1; j < header->n_fields; j++)
+            if (strcmp (header->fields[i], header->fields[j]) == 0)
+                return gp_errprintf (err, GP_EPARSE,
+                                     "%s:%zu: header: column '%.64s' "
+                                     "appears twice (columns %zu and %zu)",
+                                     file ? file : "-", header->line,
+                                     header->fields[i], i + 1, j + 1);
+    }
+    return 0;
+}

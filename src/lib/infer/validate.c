@@ -332,6 +332,9 @@ static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
 {
     struct vctx *V = arg;
     if (r->index == 0) {
+        int hrc = gp_csv_header_unique (r, V->path, err);
+        if (hrc)
+            return hrc;
         for (int c = 0; c < C_N; c++) {
             V->col[c] = gp_csv_col (r, col_names[c]);
             if (V->col[c] < 0 && c != C_NOTES && c != C_EP && c < C_RATE)

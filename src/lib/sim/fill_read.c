@@ -198,6 +198,9 @@ static int fill_row (const struct gp_csv_row *row, void *arg,
     if (r->pai)
         return pai_row (r, row, err);
     if (row->index == 0) {
+        int hrc = gp_csv_header_unique (row, r->name, err);
+        if (hrc)
+            return hrc;
         r->width = row->n_fields;
         for (int k = 0; k < nc; k++)
             if ((r->c[k] = gp_csv_col (row, cols[k])) < 0)

@@ -265,6 +265,9 @@ int gp__tr_tres_gpus (const char *s)
 int gp__tr_map_header (struct rd *r, const struct gp_csv_row *row,
                        const struct colname *cols, gp_error_t *err)
 {
+    int hrc = gp_csv_header_unique (row, r->name, err);
+    if (hrc)
+        return hrc;
     for (int i = 0; i < C_N; i++)
         r->col[i] = -1;
     r->n_fields = row->n_fields;

@@ -23,6 +23,9 @@ static int on_tput (const struct gp_csv_row *row, void *arg, gp_error_t *err)
     static const char *const cols[] = {"gpu_type", "job_type", "scale_factor",
                                        "steps_per_s"};
     if (row->index == 0) {
+        int hrc = gp_csv_header_unique (row, t->name, err);
+        if (hrc)
+            return hrc;
         for (int i = 0; i < 4; i++)
             if ((t->c[i] = gp_csv_col (row, cols[i])) < 0)
                 return gp_errprintf (err, GP_EPARSE,

@@ -32,6 +32,9 @@ static int on_prof (const struct gp_csv_row *row, void *arg, gp_error_t *err)
 {
     struct pload *l = arg;
     if (row->index == 0) {
+        int hrc = gp_csv_header_unique (row, l->name, err);
+        if (hrc)
+            return hrc;
         static const char *const pc[] = {"placement", "local_bsz",
                                          "step_time"};
         static const char *const vc[] = {"iteration", "iteration",

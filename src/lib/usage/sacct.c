@@ -51,6 +51,9 @@ static int bad (const struct srd *s, const struct gp_csv_row *row,
 static int header (struct srd *s, const struct gp_csv_row *row,
                    gp_error_t *err)
 {
+    int hrc = gp_csv_header_unique (row, s->a->name, err);
+    if (hrc)
+        return hrc;
     for (int k = 0; k < K_N; k++)
         s->col[k] = gp_csv_col (row, names[k]);
     s->width = row->n_fields;

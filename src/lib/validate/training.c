@@ -69,6 +69,9 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
 {
     struct vfile *v = arg;
     if (row->index == 0) {
+        int hrc = gp_csv_header_unique (row, v->path, err);
+        if (hrc)
+            return hrc;
         for (int i = 0; i < C_N; i++) {
             v->col[i] = gp_csv_col (row, col_names[i]);
             if (v->col[i] < 0 && !optional_col (i))
