@@ -241,6 +241,41 @@ static void test_host (void **state)
     assert_true (gp__moe_host_s (&md, &j, &hw, &l, tpe, 0) == 0);
 }
 
+/* Expert weight gradients bound by their fp32 main-grad accumulation
+ * (docs/model/training.md, "Expert weight gradients"): H100 BF16 (989.4
+ * TFLOP/s, 3.35 TB/s x 0.80, GEMM ceiling 0.72, d_half 128), h 4096,
+ * SwiGLU experts of width 1024, 64 experts on EP 8 (8 local), 128 rows:
+ * - bytes per expert: 8 * 3*4096*1024 + 2 * 128 * (2*4096 + 3*1024)
+ *   = 103,546,880; 8 experts at 2.68e12 B/s: 309.095 us;
+ * - charged already: fc1 (128, 2048, 4096) is HBM-bound,
+ *   2*(128*4096 + 4096*2048 + 128*2048) B / 2.68e12 = 6.8471 us; fc2
+ *   (128, 4096, 1024) 2*(128*1024 + 1024*4096 + 128*4096) B / 2.68e12
+ *   = 3.6192 us; 8 experts: 83.730 us;
+ * - extra: 309.095 - 83.730 = 225.366 us.
+ * At 4,096 rows the GEMMs (1.326 ms) outlast the accumulation (0.576
+ * ms): 0.  A dense model: 0.
+ */
+static void test_wgrad_acc (void **state)
+{
+    (void)state;
+    struct gp_arch a = moe (2, 4096, 32, 64, 8, 1024);
+    struct gp_train_model m;
+    assert_int_equal (gp_train_prep (&a, &m, NULL), 0);
+    struct gp_train_hw hw;
+    hw_h100_prec (&hw, GP_PREC_BF16);
+    struct gp_layout l = {.tp = 1, .pp = 1, .dp = 8, .cp = 1, .ep = 8,
+                          .vpp = 1, .micro_batch = 1};
+    near (gp__moe_wgrad_acc_s (&m, &hw, &l, 128), 225.366e-6, 1e-4);
+    assert_true (gp__moe_wgrad_acc_s (&m, &hw, &l, 4096) == 0);
+    struct gp_arch d = a;
+    d.moe_experts = 0, d.moe_topk = 0, d.moe_ffn_hidden = 0;
+    d.ffn_hidden = 4096;
+    struct gp_train_model md;
+    assert_int_equal (gp_train_prep (&d, &md, NULL), 0);
+    l.ep = 1;
+    assert_true (gp__moe_wgrad_acc_s (&md, &hw, &l, 128) == 0);
+}
+
 /* End to end: eager steps are longer than with CUDA graphs by the host
  * term of every layer and micro-batch, and the step bound of the layout
  * search still holds.
@@ -307,6 +342,7 @@ int main (void)
         cmocka_unit_test (test_expert_rows),
         cmocka_unit_test (test_shared_overlap),
         cmocka_unit_test (test_host),
+        cmocka_unit_test (test_wgrad_acc),
         cmocka_unit_test (test_step_eager_vs_graphs),
         cmocka_unit_test (test_heldout_rows),
     };

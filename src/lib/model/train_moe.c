@@ -167,3 +167,38 @@ void gp__moe_a2a_bytes (const struct gp_train_model *m,
         *nv += Tm * row * p * (ep - g);
     }
 }
+
+/* Bytes per weight element of the fp32 main-grad accumulation a weight
+ * gradient GEMM does with gradient-accumulation fusion (beta = 1): read
+ * and write 4 B (Megatron-LM arguments.py: BF16, and FP8 with BF16
+ * parameters, accumulate gradients in fp32; Transformer Engine
+ * fuse_wgrad_accumulation writes into main_grad).
+ */
+#define WGRAD_ACC_BYTES 8.0
+
+double gp__moe_wgrad_acc_s (const struct gp_train_model *m,
+                            const struct gp_train_hw *hw,
+                            const struct gp_layout *l, double rows)
+{
+    if (m->moe_experts <= 0 || l->ep < 1 || hw->mem_bw <= 0)
+        return 0;
+    double local = (double)m->moe_experts / l->ep;
+    double h = m->hidden, fm = m->moe_ffn_hidden, mats = m->mlp_mats;
+    double in_b = hw->fp8 ? 1 : 2;
+    /* per expert: fc1 reads X (rows x h) and dY (rows x (mats-1) fm),
+     * fc2 reads the activation (rows x fm) and dY (rows x h)
+     */
+    double bytes = WGRAD_ACC_BYTES * mats * h * fm
+                   + in_b * rows * (2 * h + mats * fm);
+    double mem = local * bytes / (hw->mem_bw * hw->eff.hbm);
+    /* what the step already charges for the two weight-gradient GEMMs:
+     * the forward GEMMs' roofline (same FLOPs), less their launches, and
+     * without the FP8 input cast, which is a kernel of its own
+     */
+    struct gp_train_hw nc = *hw;
+    nc.fp8 = 0;
+    double k = hw->eff.kernel_s;
+    double g = local * (gp__train_gemm_s (&nc, rows, fm * (mats - 1), h) - k
+                        + gp__train_gemm_s (&nc, rows, h, fm) - k);
+    return mem > g ? mem - g : 0;
+}

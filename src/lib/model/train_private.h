@@ -152,6 +152,15 @@ double gp__moe_host_s (const struct gp_train_model *m,
                        const struct gp_layout *l, double tpe, double gpu_s);
 double gp__train_gemm_s (const struct gp_train_hw *hw, double M, double N,
                          double K);
+/* gp__moe_wgrad_acc_s: seconds the weight-gradient GEMMs of one MoE
+ * layer's E/ep local experts take, per micro-batch, beyond the GEMM time
+ * the step already charges for them, when their fp32 main-grad
+ * accumulation (read + write of every expert weight) outlasts their
+ * FLOPs; 'rows' is one expert's GEMM rows (gp__moe_expert_rows).  >= 0.
+ */
+double gp__moe_wgrad_acc_s (const struct gp_train_model *m,
+                            const struct gp_train_hw *hw,
+                            const struct gp_layout *l, double rows);
 /* Bytes one GPU sends for one dispatch of 'Tm' routed tokens over 'ep'
  * ranks that fill scale-up domains of 'g' GPUs ('N' domains): over
  * NVLink ('*nv', direct and forwarded) and over the NIC ('*ib'), by the

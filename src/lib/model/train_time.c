@@ -434,6 +434,7 @@ struct layer_mb {
     double fwd, bwd, recomp;
     double ep_mb, ep_hid, layer_mb;
     double host;                /* MoE host time (train_moe.c) */
+    double wacc;                /* MoE wgrad fp32 accumulation (train_moe.c) */
 };
 
 /* ---------------------------- recomputation --------------------------- */
@@ -551,6 +552,17 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
                   * gp__moe_shared_hidden_s (m, job, hw, l, T,
                                              (ep_mb - ep_hid) / moe_frac);
     double layer_mb = comp_mb + ep_mb - ep_hid;
+    /* MoE (train_moe.c): expert weight gradients bound by their fp32
+     * main-grad accumulation (backward only, once per micro-batch)
+     */
+    x->wacc = 0;
+    if (moe_frac > 0)
+        x->wacc = moe_frac
+                  * gp__moe_wgrad_acc_s (
+                      m, hw, l,
+                      gp__moe_expert_rows (
+                          job, Tm * ep * m->moe_topk / m->moe_experts));
+    layer_mb += x->wacc;
     x->host = 0;
     if (moe_frac > 0)
         x->host = moe_frac
@@ -803,6 +815,7 @@ void gp_train_time (const struct gp_train_model *m,
     o->gemm_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * gemm_f
                 + (rec == GP_RECOMP_SELECTIVE && m->mla ? nmb * Ls * recomp
                                                         : 0);
+    o->gemm_s += nmb * Ls * x.wacc; /* MoE wgrad accumulation */
     o->attn_s = nmb * Ls * (attn_f + attn_b
                             + (rec != GP_RECOMP_NONE ? attn_f : 0));
     o->mem_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * mem_f
