@@ -716,7 +716,8 @@ void gp_report_html (struct rbuf *b, const struct gp_plan_result *r)
     chart_cost_time (b, r);
     chart_breakdown (b, r);
     chart_utilization (b, r);
-    chart_tornado (b, r);
+    if (r->recommended >= 0)
+        chart_tornado (b, r);
     if (r->ranges && r->ranges->options)
         chart_ranges (b, r);
     curve_section (b, r);
