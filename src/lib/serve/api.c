@@ -247,7 +247,7 @@ static int plan_query (const char *query, size_t *samples,
                                               "seed)", out);
         return -1;
     }
-    strcpy (buf, query);
+    snprintf (buf, sizeof buf, "%s", query);
     for (char *save = NULL, *kv = strtok_r (buf, "&", &save); kv;
          kv = strtok_r (NULL, "&", &save)) {
         char *v = strchr (kv, '=');
