@@ -134,8 +134,11 @@ function fillFields() {
 
 /* ---------------------------------------------------------------- API */
 
-async function postPlan(yaml) {
-  const r = await fetch('/api/plan', { method: 'POST', body: yaml,
+/* POST the spec; 'samples' > 0 asks for that many sampled plans (the
+ * ranges and win_share of plan --samples N, default seed). */
+async function postPlan(yaml, samples) {
+  const q = samples > 0 ? '?samples=' + samples : '';
+  const r = await fetch('/api/plan' + q, { method: 'POST', body: yaml,
                                        headers: { 'Content-Type': 'application/yaml' } });
   const body = await r.json();
   return { status: r.status, body };
@@ -160,7 +163,7 @@ async function plan() {
   $('status').textContent = 'planning…';
   let res;
   try {
-    res = await postPlan($('yaml').value);
+    res = await postPlan($('yaml').value, parseInt($('f-samples').value, 10) || 0);
   } catch (err) {
     $('status').textContent = 'error: ' + err;
     return;
@@ -479,6 +482,7 @@ function start() {
   $('wi-btn').addEventListener('click', whatIf);
   $('example').addEventListener('change', (e) => loadExample(e.target.value));
   $('yaml').addEventListener('input', () => { fillFields(); schedule(); });
+  $('f-samples').addEventListener('change', schedule);
   for (const inp of document.querySelectorAll('#fields input')) {
     inp.addEventListener('input', () => {
       if (inp.value.trim() === '') return;

@@ -66,6 +66,28 @@ void gp_serve_handle (const struct gp_catalog *cat,
                       size_t len,
                       struct gp_serve_reply *out);
 
+/* The most samples POST /api/plan?samples=N may ask for: a request is
+ * answered while the client waits (docs/serve.md); the CLI allows more.
+ */
+#define GP_SERVE_MAX_SAMPLES 200
+
+/* gp_serve_handle() with the URL's query string 'query' ("k=v&k=v", values
+ * already percent-decoded; NULL or "" = none).  POST /api/plan reads
+ * samples=N (a whole number in [1, GP_SERVE_MAX_SAMPLES]) and seed=S (a
+ * whole number in [0, 9e15], default 1; only with samples) and answers the
+ * JSON of 'gpuplan plan --samples N --seed S --json' (one call of
+ * gp_plan_run_sampled); a bad value or an unknown parameter is a 400 JSON
+ * error naming the parameter.  Other routes ignore the query.  Fills 'out'
+ * as gp_serve_handle() does.
+ */
+void gp_serve_handle_query (const struct gp_catalog *cat,
+                            const char *method,
+                            const char *path,
+                            const char *query,
+                            const char *body,
+                            size_t len,
+                            struct gp_serve_reply *out);
+
 /* Free the body of 'r' when owned and zero 'r'; NULL is a no-op. */
 void gp_serve_reply_clear (struct gp_serve_reply *r);
 

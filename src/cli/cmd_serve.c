@@ -27,6 +27,8 @@ const char cmd_serve_help[] =
     "    and shows the diff; on first load it plans the startup example.\n"
     "    The JSON API mirrors the CLI byte for byte (docs/serve.md):\n"
     "      POST /api/plan     YAML plan spec -> gpuplan plan --json\n"
+    "      POST /api/plan?samples=N&seed=S   -> plan --samples N --seed S\n"
+    "                         --json (N at most 200)\n"
     "      POST /api/infer    YAML infer spec -> gpuplan infer --json\n"
     "      POST /api/train    YAML train spec -> gpuplan train --json\n"
     "      POST /api/diff     {\"a\": plan JSON, \"b\": plan JSON}\n"

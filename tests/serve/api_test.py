@@ -125,6 +125,31 @@ def test_same_as_cli(url):
               % (path, table))
 
 
+def test_samples(url):
+    """POST /api/plan?samples=N&seed=S is `gpuplan plan --samples N --seed S
+    --json`, byte for byte; bad values are 400 naming the parameter; N is
+    capped at 200 (GP_SERVE_MAX_SAMPLES, docs/serve.md)."""
+    spec = read("examples/startup-plan.yaml")
+    st, _, body = request(url, "POST", "/api/plan?samples=20&seed=3", spec)
+    want = cli("plan", "examples/startup-plan.yaml", "--samples", "20",
+               "--seed", "3", "--json")
+    check(st == 200 and body == want and b'"p10"' in want,
+          "plan?samples=20&seed=3: byte-equal to plan --samples 20 --seed 3")
+    st, _, body = request(url, "POST", "/api/plan?samples=20", spec)
+    want = cli("plan", "examples/startup-plan.yaml", "--samples", "20",
+               "--json")
+    check(st == 200 and body == want,
+          "plan?samples=20: the CLI's default seed (1)")
+    for q, name in (("samples=201", "samples"), ("samples=0", "samples"),
+                    ("samples=abc", "samples"), ("samples=5&seed=-1", "seed"),
+                    ("seed=3", "seed"), ("samples=5&n=1", "'n'")):
+        st, _, body = request(url, "POST", "/api/plan?" + q, spec)
+        e = error_of(body)
+        check(st == 400 and e.get("code") == "GP_EINVAL"
+              and name in e.get("message", ""),
+              "plan?%s: 400 naming %s (%d %r)" % (q, name, st, e))
+
+
 def test_errors(url):
     spec = read("examples/startup-plan.yaml").decode()
     # an unknown key: named at its own line, column 1
@@ -299,6 +324,7 @@ def main():
     with serve(GPUPLAN) as (url, _):
         test_static(url)
         test_same_as_cli(url)
+        test_samples(url)
         test_errors(url)
         test_limits(url)
         test_diff(url)

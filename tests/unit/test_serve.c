@@ -128,6 +128,47 @@ static void test_diff_bodies (void **state)
     }
 }
 
+/* POST /api/plan's query: samples in [1, GP_SERVE_MAX_SAMPLES (200)],
+ * seed in [0, 9e15] and only with samples, no other parameter; each bad
+ * one is a 400 naming it, before any plan runs (so the empty body is not
+ * reached).
+ */
+static void test_plan_query (void **state)
+{
+    (void)state;
+    static const struct {
+        const char *q, *name;
+    } bad[] = {
+        {"samples=0", "samples"},       {"samples=201", "samples"},
+        {"samples=1.5", "samples"},     {"samples=", "samples"},
+        {"samples", "samples"},         {"samples=-3", "samples"},
+        {"samples=2&seed=x", "seed"},   {"seed=4", "seed"},
+        {"samples=2&seeds=4", "seeds"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct gp_serve_reply r;
+        gp_serve_handle_query (cat, "POST", "/api/plan", bad[i].q, "", 0,
+                               &r);
+        assert_int_equal (r.status, 400);
+        json_t *root = json_loadb (r.body, r.len, 0, NULL);
+        const char *m = json_string_value (json_object_get (
+            json_object_get (root, "error"), "message"));
+        assert_non_null (m);
+        assert_non_null (strstr (m, bad[i].name));
+        assert_non_null (strstr (m, "query: "));
+        json_decref (root);
+        gp_serve_reply_clear (&r);
+    }
+    /* a good query reaches the plan: the empty spec is the spec's error,
+     * not the query's */
+    struct gp_serve_reply r;
+    gp_serve_handle_query (cat, "POST", "/api/plan", "samples=200&seed=0",
+                           "", 0, &r);
+    assert_int_equal (r.status, 400);
+    assert_null (strstr (r.body, "query: "));
+    gp_serve_reply_clear (&r);
+}
+
 static void test_start_stop (void **state)
 {
     (void)state;
@@ -158,6 +199,7 @@ int main (void)
         cmocka_unit_test (test_routes),
         cmocka_unit_test (test_positions),
         cmocka_unit_test (test_diff_bodies),
+        cmocka_unit_test (test_plan_query),
         cmocka_unit_test (test_start_stop),
     };
     return cmocka_run_group_tests (tests, setup, teardown);

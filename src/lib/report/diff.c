@@ -559,6 +559,69 @@ static const char *pair_str (const json_t *c, const char *k, int usd,
     return buf;
 }
 
+/* 1 when 'path' ends with 'suffix'. */
+static int ends_with (const char *path, const char *suffix)
+{
+    size_t n = strlen (path), m = strlen (suffix);
+    return n >= m && !strcmp (path + n - m, suffix);
+}
+
+/* One side of an input change in words: a constraint of 0 is "none" (no
+ * limit, docs/formats/plan.md "inputs"), an option's gpus 0 "sized" and
+ * node_capex_usd 0 "catalog"; amounts in USD as money; other numbers in
+ * full (no exponent below 1e15).
+ */
+static const char *input_str (const char *path, const json_t *v, char *buf,
+                              size_t n)
+{
+    if (!json_is_number (v))
+        return val_str (v, buf, n);
+    double x = json_number_value (v);
+    if (x == 0 && !strncmp (path, "inputs.constraints.", 19)) {
+        snprintf (buf, n, "none");
+        return buf;
+    }
+    if (x == 0 && !strncmp (path, "inputs.options[", 15)
+        && ends_with (path, "].gpus")) {
+        snprintf (buf, n, "sized");
+        return buf;
+    }
+    if (x == 0 && !strncmp (path, "inputs.options[", 15)
+        && ends_with (path, "].node_capex_usd")) {
+        snprintf (buf, n, "catalog");
+        return buf;
+    }
+    if (ends_with (path, "_usd"))
+        return gp_fmt_usd (x, buf, n);
+    if (x == floor (x) && fabs (x) < 1e15)
+        snprintf (buf, n, "%.0f", x);
+    else
+        snprintf (buf, n, "%.6g", x);
+    return buf;
+}
+
+/* One input change: a named list entry in one plan only is "added in B" or
+ * "removed in B" with its name; any other leaf "a to b".
+ */
+static void render_input (struct rout *o, const json_t *c)
+{
+    char x[200], y[200];
+    const char *path = json_string_value (json_object_get (c, "path"));
+    const json_t *a = json_object_get (c, "a"), *b = json_object_get (c, "b");
+    const char *na = json_string_value (json_object_get (a, "name"));
+    const char *nb = json_string_value (json_object_get (b, "name"));
+    size_t pl = strlen (path);
+    int entry = pl > 0 && path[pl - 1] == ']';
+    if (entry && json_is_null (a) && nb)
+        gp_rout_item (o, 0, "%s: added in B", path);
+    else if (entry && json_is_null (b) && na)
+        gp_rout_item (o, 0, "%s: removed in B", path);
+    else
+        gp_rout_item (o, 0, "%s: %s to %s", path,
+                      input_str (path, a, x, sizeof x),
+                      input_str (path, b, y, sizeof y));
+}
+
 static void render_changes (struct rout *o, const json_t *d)
 {
     char x[200], y[200];
@@ -569,10 +632,7 @@ static void render_changes (struct rout *o, const json_t *d)
     if (json_array_size (in) || json_array_size (as)) {
         gp_rout_heading (o, "Inputs and assumptions");
         json_array_foreach (in, i, c)
-            gp_rout_item (o, 0, "%s: %s to %s",
-                          json_string_value (json_object_get (c, "path")),
-                          val_str (json_object_get (c, "a"), x, sizeof x),
-                          val_str (json_object_get (c, "b"), y, sizeof y));
+            render_input (o, c);
         json_array_foreach (as, i, c)
             gp_rout_item (o, 0, "assumption %s: %s to %s %s",
                           json_string_value (json_object_get (c, "key")),

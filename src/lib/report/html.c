@@ -419,6 +419,86 @@ static void chart_tornado (struct rbuf *b, const struct gp_plan_result *r)
                      "\n");
 }
 
+/* A sampled plan's ranges (r->ranges): one row per option, the P10-P90
+ * of its TCO as a bar and the P50 as a dot on a common USD axis, the
+ * recommended option's bar in its own colour; an option feasible in no
+ * sample is named so.
+ */
+static void chart_ranges (struct rbuf *b, const struct gp_plan_result *r)
+{
+    const struct gp_plan_ranges *rg = r->ranges;
+    double xmax = 0;
+    for (size_t i = 0; i < r->n_options; i++)
+        if (rg->options[i].n_ok)
+            xmax = fmax (xmax, rg->options[i].tco_usd.p90);
+    xmax = nice_max (xmax);
+    int row_h = 22, left = 200, right = W - R;
+    int ya = T + (int)r->n_options * row_h; /* the value axis */
+    int h = ya + 44;
+    double span = right - left;
+    char u[32], v[32], w[32];
+    gp_rb_printf (b, "<figure><svg data-chart=\"ranges\" width=\"%d\" "
+                     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
+                  W, h, W, h);
+    for (size_t i = 0; i < r->n_options; i++) {
+        const struct gp_plan_option_range *x = &rg->options[i];
+        double y = T + (double)i * row_h;
+        gp_rb_printf (b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+                         "class=\"tick\">",
+                      left - 6, y + 15);
+        gp_rb_esc (b, r->options[i].name);
+        gp_rb_printf (b, "</text>");
+        if (!x->n_ok) {
+            gp_rb_printf (b, "<text x=\"%d\" y=\"%.1f\" class=\"tick\">"
+                             "feasible in no sample</text>",
+                          left + 6, y + 15);
+            continue;
+        }
+        double x10 = left + span * x->tco_usd.p10 / xmax;
+        double x50 = left + span * x->tco_usd.p50 / xmax;
+        double x90 = left + span * x->tco_usd.p90 / xmax;
+        gp_rb_printf (b, "<rect class=\"mark\" x=\"%.1f\" y=\"%.1f\" "
+                         "width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+                         "<title>",
+                      x10, y + 5, fmax (x90 - x10, 1.0), row_h - 10,
+                      (int)i == r->recommended ? palette[2] : palette[0]);
+        gp_rb_esc (b, r->options[i].name);
+        gp_rb_printf (b, ": TCO P10 %s, P50 %s, P90 %s (%zu of %zu samples "
+                         "feasible)</title></rect>",
+                      gp_fmt_usd (x->tco_usd.p10, u, sizeof u),
+                      gp_fmt_usd (x->tco_usd.p50, v, sizeof v),
+                      gp_fmt_usd (x->tco_usd.p90, w, sizeof w), x->n_ok,
+                      rg->n_samples);
+        gp_rb_printf (b, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" "
+                         "r=\"4\" fill=\"%s\"/>",
+                      x50, y + row_h / 2.0, palette[3]);
+    }
+    gp_rb_printf (b, "<g class=\"axes\"><line x1=\"%d\" y1=\"%d\" "
+                     "x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>",
+                  left, ya, right, ya);
+    for (int i = 0; i <= 4; i++) {
+        double x = left + span * i / 4.0;
+        gp_rb_printf (b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+                         "y2=\"%d\" stroke=\"#ddd\"/><text x=\"%.1f\" "
+                         "y=\"%d\" text-anchor=\"middle\" "
+                         "class=\"tick xtick\">%s</text>",
+                      x, T - 4, x, ya + 4, x, ya + 16,
+                      gp_fmt_usd (xmax * i / 4, u, sizeof u));
+    }
+    gp_rb_printf (b, "</g><text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+                     "class=\"axis\">TCO over the horizon (USD), %zu "
+                     "sampled plans</text>",
+                  (left + right) / 2, ya + 34, rg->n_samples);
+    legend (b, 0, "P10 to P90 of TCO", palette[0]);
+    legend (b, 1, "recommended option", palette[2]);
+    legend (b, 2, "P50 of TCO", palette[3]);
+    gp_rb_printf (b, "</svg><figcaption>The TCO of each option over the "
+                     "samples in which it is feasible and fully costed: the "
+                     "bar spans P10 to P90, the dot is the P50 (table "
+                     "\"Ranges\" below; distributions and sources in "
+                     "docs/model/uncertainty.md).</figcaption></figure>\n");
+}
+
 /* The main training run's GPUs-vs-days curve on the recommended option
  * (r->curve): days against GPUs, the planned count marked, the deadline
  * dashed.
@@ -636,7 +716,10 @@ void gp_report_html (struct rbuf *b, const struct gp_plan_result *r)
     chart_cost_time (b, r);
     chart_breakdown (b, r);
     chart_utilization (b, r);
-    chart_tornado (b, r);
+    if (r->recommended >= 0)
+        chart_tornado (b, r);
+    if (r->ranges && r->ranges->options)
+        chart_ranges (b, r);
     curve_section (b, r);
     details (b, r);
     assumptions_tables (b, r);

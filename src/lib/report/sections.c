@@ -550,6 +550,14 @@ void gp_report_tenancy (struct rout *out, const struct gp_plan_result *r)
 void gp_report_sensitivity (struct rout *out, const struct gp_plan_result *r)
 {
     gp_rout_heading (out, "Sensitivity (TCO of the recommended option)");
+    if (r->recommended < 0) {
+        gp_rout_item (out, 0, "no option is recommended, so there is no TCO "
+                              "to vary%s",
+                      r->n_changes ? "; the executive summary names the "
+                                     "nearest feasible change"
+                                   : "");
+        return;
+    }
     const char *hz[] = {"PARAMETER", "LOW", "HIGH", "TCO LOW", "TCO HIGH",
                         "PICK LOW", "PICK HIGH"};
     gp_rout_table (out, hz, 7);

@@ -263,9 +263,15 @@ void gp_report_exec_summary (struct rout *out, const struct gp_plan_result *r)
     else
         gp_rout_heading (out, "Executive summary");
     if (s->recommended < 0 || (size_t)s->recommended >= r->n_options) {
-        gp_rout_item (out, 0, "Recommendation: none: no option is both "
-                              "feasible and fully costed (see the decision "
-                              "log)");
+        if (r->n_changes > 0)
+            gp_rout_item (out, 0, "Recommendation: none: no option is both "
+                                  "feasible and fully costed; nearest "
+                                  "feasible change: %s",
+                          r->changes[0].text);
+        else
+            gp_rout_item (out, 0, "Recommendation: none: no option is both "
+                                  "feasible and fully costed (see the "
+                                  "decision log)");
         if (out->fmt == ROUT_HTML) {
             gp_rout_end_list (out);
             gp_rb_printf (out->b, "</section>\n");

@@ -215,12 +215,83 @@ static void method_not_allowed (const char *method, const char *allow,
     out->allow = allow;
 }
 
-static void call (const struct gp_catalog *cat, int i, const char *table,
-                  const char *body, size_t len, struct gp_serve_reply *out)
+/* A whole number in [lo, hi] from the text 'v', into '*x'; 0, or -1. */
+static int whole (const char *v, double lo, double hi, double *x)
 {
+    char *end = NULL;
+    if (!v || !*v || *v == '-' || *v == '+' || *v == ' ')
+        return -1;
+    for (const char *p = v; *p; p++)
+        if (*p < '0' || *p > '9')
+            return -1;
+    *x = strtod (v, &end);
+    return *end || *x < lo || *x > hi ? -1 : 0;
+}
+
+/* samples and seed of POST /api/plan from 'query' ("k=v&k=v"); 0, or -1
+ * with a 400 reply in 'out' naming the parameter.
+ */
+static int plan_query (const char *query, size_t *samples,
+                       unsigned long long *seed, struct gp_serve_reply *out)
+{
+    char buf[256], msg[400];
+    double n = 0, sd = 1;
+    int seed_given = 0;
+    *samples = 0;
+    *seed = 1;
+    if (!query || !*query)
+        return 0;
+    if (strlen (query) >= sizeof buf) {
+        gp_serve_error_reply (400, GP_EINVAL, "query: longer than 255 "
+                                              "bytes (parameters: samples, "
+                                              "seed)", out);
+        return -1;
+    }
+    snprintf (buf, sizeof buf, "%s", query);
+    for (char *save = NULL, *kv = strtok_r (buf, "&", &save); kv;
+         kv = strtok_r (NULL, "&", &save)) {
+        char *v = strchr (kv, '=');
+        if (v)
+            *v++ = 0;
+        if (strcmp (kv, "samples") == 0) {
+            if (whole (v, 1, GP_SERVE_MAX_SAMPLES, &n) == 0)
+                continue;
+            snprintf (msg, sizeof msg, "query: samples: '%.40s' is not a "
+                      "whole number in [1, %d] (the server's limit; the CLI "
+                      "allows more)", v ? v : "", GP_SERVE_MAX_SAMPLES);
+        } else if (strcmp (kv, "seed") == 0) {
+            seed_given = 1;
+            if (whole (v, 0, 9e15, &sd) == 0)
+                continue;
+            snprintf (msg, sizeof msg, "query: seed: '%.40s' is not a whole "
+                      "number in [0, 9e15]", v ? v : "");
+        } else {
+            snprintf (msg, sizeof msg, "query: unknown parameter '%.40s' "
+                      "(parameters: samples, seed)", kv);
+        }
+        gp_serve_error_reply (400, GP_EINVAL, msg, out);
+        return -1;
+    }
+    if (seed_given && n == 0) {
+        gp_serve_error_reply (400, GP_EINVAL, "query: seed: needs samples=N",
+                              out);
+        return -1;
+    }
+    *samples = (size_t)n;
+    *seed = (unsigned long long)sd;
+    return 0;
+}
+
+static void call (const struct gp_catalog *cat, int i, const char *table,
+                  const char *query, const char *body, size_t len,
+                  struct gp_serve_reply *out)
+{
+    size_t samples;
+    unsigned long long seed;
     switch (routes[i].r) {
     case R_PLAN:
-        gp__serve_plan (cat, body, len, out);
+        if (plan_query (query, &samples, &seed, out) == 0)
+            gp__serve_plan_sampled (cat, body, len, samples, seed, out);
         return;
     case R_TRAIN:
         gp__serve_train (cat, body, len, out);
@@ -241,6 +312,14 @@ void gp_serve_handle (const struct gp_catalog *cat, const char *method,
                       const char *path, const char *body, size_t len,
                       struct gp_serve_reply *out)
 {
+    gp_serve_handle_query (cat, method, path, NULL, body, len, out);
+}
+
+void gp_serve_handle_query (const struct gp_catalog *cat, const char *method,
+                            const char *path, const char *query,
+                            const char *body, size_t len,
+                            struct gp_serve_reply *out)
+{
     const char *table = NULL;
     if (!out)
         return;
@@ -253,7 +332,7 @@ void gp_serve_handle (const struct gp_catalog *cat, const char *method,
     int i = find_route (path, &table);
     if (i >= 0) {
         if (strcmp (method, routes[i].method) == 0)
-            call (cat, i, table, body ? body : "", len, out);
+            call (cat, i, table, query, body ? body : "", len, out);
         else if (strcmp (routes[i].method, "GET") == 0)
             method_not_allowed (method, "GET", out);
         else

@@ -70,6 +70,14 @@ static int check_no_files (const struct gp_doc *doc, gp_error_t *err)
 void gp__serve_plan (const struct gp_catalog *cat, const char *body,
                      size_t len, struct gp_serve_reply *out)
 {
+    gp__serve_plan_sampled (cat, body, len, 0, 1, out);
+}
+
+void gp__serve_plan_sampled (const struct gp_catalog *cat, const char *body,
+                             size_t len, size_t samples,
+                             unsigned long long seed,
+                             struct gp_serve_reply *out)
+{
     gp_error_t err = {0};
     struct gp_plan_spec *spec = NULL;
     struct gp_plan_result *res = NULL;
@@ -78,7 +86,7 @@ void gp__serve_plan (const struct gp_catalog *cat, const char *body,
     if (doc && check_no_files (doc, &err) == 0)
         spec = gp_plan_spec_from_doc (doc, cat, &err);
     if (spec)
-        res = gp_plan_run (spec, cat, &err);
+        res = gp_plan_run_sampled (spec, cat, samples, seed, &err);
     if (res)
         text = gp_report_render (res, GP_REPORT_JSON, &err);
     if (text)

@@ -14,6 +14,11 @@ struct json_t;
  */
 void gp__serve_plan (const struct gp_catalog *cat, const char *body,
                      size_t len, struct gp_serve_reply *out);
+/* gp__serve_plan with 'samples' sampled plans (0 = none) seeded 'seed'. */
+void gp__serve_plan_sampled (const struct gp_catalog *cat, const char *body,
+                             size_t len, size_t samples,
+                             unsigned long long seed,
+                             struct gp_serve_reply *out);
 void gp__serve_infer (const struct gp_catalog *cat, const char *body,
                       size_t len, struct gp_serve_reply *out);
 void gp__serve_train (const struct gp_catalog *cat, const char *body,

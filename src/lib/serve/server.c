@@ -100,6 +100,28 @@ static void too_large (size_t max, struct gp_serve_reply *r)
     gp_serve_error_reply (413, GP_ERANGE, msg, r);
 }
 
+/* The URL's query arguments (decoded by MHD) joined again as "k=v&k=v". */
+struct query {
+    char s[300];
+    size_t n;
+};
+
+static enum MHD_Result query_arg (void *cls, enum MHD_ValueKind kind,
+                                  const char *key, const char *value)
+{
+    struct query *q = cls;
+    (void)kind;
+    int m = snprintf (q->s + q->n, sizeof q->s - q->n, "%s%s%s%s",
+                      q->n ? "&" : "", key ? key : "", value ? "=" : "",
+                      value ? value : "");
+    if (m < 0 || (size_t)m >= sizeof q->s - q->n) {
+        q->n = sizeof q->s - 1; /* over the parser's limit: refused there */
+        return MHD_NO;
+    }
+    q->n += (size_t)m;
+    return MHD_YES;
+}
+
 static enum MHD_Result on_request (void *cls, struct MHD_Connection *c,
                                    const char *url, const char *method,
                                    const char *version,
@@ -133,8 +155,12 @@ static enum MHD_Result on_request (void *cls, struct MHD_Connection *c,
     }
     if (b->too_big)
         too_large (s->max_body, &r);
-    else
-        gp_serve_handle (s->cat, method, url, b->buf, b->len, &r);
+    else {
+        struct query q = {{0}, 0};
+        MHD_get_connection_values (c, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+        gp_serve_handle_query (s->cat, method, url, q.s, b->buf, b->len,
+                               &r);
+    }
     return send_reply (c, &r);
 }
 
