@@ -18,6 +18,9 @@
  *    failure rate, restart cost, repair time and lead time act after the
  *    planners' sizing, which is not run again for them; the training
  *    planner's goodput keeps the failure rate and restart cost in force;
+ *  - traffic and growth (plan.traffic_scale, plan.growth_scale) act in
+ *    the sizing's replica counts: a sample that draws them sizes afresh,
+ *    the planners' searches memoized;
  *  - the training efficiency draw is quantized to EFF_LEVELS equiprobable
  *    levels (each at its stratum's median probability), and the sizing is
  *    computed once per level and option spec;
