@@ -336,7 +336,19 @@ extern "C" {
        "plan",                                                                \
        "1: the GPU demand the planners size from the portfolio (runs, "       \
        "traffic and its growth); a value scales it, as a forecast error "     \
-       "of the portfolio would (docs/model/uncertainty.md)")
+       "of the portfolio would (docs/model/uncertainty.md)")                  \
+    XX(PLAN_TRAFFIC_SCALE,                                                   \
+       "plan.traffic_scale", 1, NULL, "x services' traffic",                  \
+       "plan",                                                                \
+       "1: the inference services' requests/s as the spec gives them; a "    \
+       "value scales every service's rate, replicas rounded up from the "     \
+       "scaled rate (docs/model/uncertainty.md)")                             \
+    XX(PLAN_GROWTH_SCALE,                                                    \
+       "plan.growth_scale", 1, NULL, "x services' growth_per_quarter",        \
+       "plan",                                                                \
+       "1: each service's growth_per_quarter as the spec gives it; a value "  \
+       "f makes month t's rate the spec's times ((1 + g f)/(1 + g))^(t/3) "   \
+       "(docs/model/uncertainty.md)")
 
 enum gp_default_id {
 #define GP__DEF_ENUM(id, key, value, text, unit, users, source) GP_DEF_##id,
@@ -395,6 +407,13 @@ struct gp_default_info {
        "planning assumption, no published forecast error: the span of the "  \
        "demand sensitivity row (plan.sensitivity_demand, +/-30 %) as the "    \
        "bounds, mode 1")                                                      \
+    XX("plan.traffic_scale", LOGNORMAL, 0.40, 0, 0,                           \
+       "planning assumption, no published spread of forecast against "       \
+       "realised traffic of a new service: sd of ln(traffic) 0.4 (a P10-P90 " \
+       "of 0.6x-1.7x)")                                                       \
+    XX("plan.growth_scale", TRIANGULAR, 0.0, 1.0, 2.0,                        \
+       "planning assumption, no published error of growth forecasts: from "  \
+       "no growth (0) to twice the spec's growth (2), mode as given")         \
     XX("plan.reserved_1y_discount", TRIANGULAR, 0.67, 1.0, 1.5,               \
        "1-year commitments: 20-45 % off on-demand; AWS Savings Plans "        \
        "advertise up to 72 % for 3-year terms, 1-year terms about half "      \

@@ -48,6 +48,8 @@ static char *linear_spec (const char *scale)
               "  capex_scale: 1\n"
               "  power_price_scale: 1\n"
               "  demand_scale: 1\n"
+              "  traffic_scale: 1\n"
+              "  growth_scale: 1\n"
               "  reserved_1y_discount: 0.3\n"
               "  reserved_3y_discount: 0.5\n"
               "  spot_interruptions_per_node_month: 0.2\n"
@@ -319,6 +321,114 @@ static void test_scale_rows_in_force (void **state)
     assert_true (x[0].gpus > base[0].gpus);
 }
 
+/* A portfolio whose only demand is one inference service (growth 20 %
+ * a quarter) on one cloud option; 'assume' is "" or an assumptions:
+ * block.
+ */
+static const char one_service_fmt[] =
+    "name: svc\n"
+    "horizon: 1y\n"
+    "workloads:\n"
+    "  - name: chat\n"
+    "    kind: inference\n"
+    "    model: llama3-8b\n"
+    "    requests_per_s: 40\n"
+    "    input_tokens: 1000\n"
+    "    output_tokens: 200\n"
+    "    growth_per_quarter: 0.2\n"
+    "    ttft: 1s\n"
+    "    tpot: 80ms\n"
+    "options:\n"
+    "  - name: aws\n"
+    "    kind: cloud\n"
+    "    instance: p5.48xlarge\n"
+    "    pricing: [on_demand]\n"
+    "%s";
+
+static void one_service (const char *assume, struct gp_plan_option *out)
+{
+    char text[1024];
+    snprintf (text, sizeof text, one_service_fmt, assume);
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, text, &err) != 0)
+        fail_msg ("%s", err.text);
+    assert_int_equal (f.res->n_options, 1);
+    memcpy (out, f.res->options, sizeof *out);
+    unload (&f);
+}
+
+/* GPUs of the service in month t by hand: replicas = max(1, ceil(rate /
+ * replica rate)), rate = 40 x 1.2^(t/3) x ((1 + 0.2 f_g)/1.2)^(t/3) x f_t.
+ */
+static double svc_gpus_by_hand (const struct gp_plan_option *o, size_t t,
+                                double ft, double fg)
+{
+    double rate = 40 * pow (1.2, t / 3.0) * pow ((1 + 0.2 * fg) / 1.2,
+                                                 t / 3.0) * ft;
+    double reps = ceil (rate / o->wl[0].replica_rps - 1e-9);
+    if (reps < 1)
+        reps = 1;
+    return reps * o->wl[0].gpus_per_replica;
+}
+
+static void test_traffic_growth_rows (void **state)
+{
+    (void)state;
+    static struct gp_plan_option base, x;
+    one_service ("", &base);
+    assert_true (base.wl[0].replica_rps > 0);
+    assert_true (base.wl[0].gpus_per_replica >= 1);
+    for (size_t t = 0; t < base.n_periods; t++)
+        assert_true (base.demand_gpus[t] == svc_gpus_by_hand (&base, t, 1, 1));
+    /* traffic x2: twice the rate, replicas rounded up from it */
+    one_service ("assumptions:\n  traffic_scale: 2\n", &x);
+    assert_true (x.wl[0].replica_rps == base.wl[0].replica_rps);
+    for (size_t t = 0; t < x.n_periods; t++)
+        assert_true (x.demand_gpus[t] == svc_gpus_by_hand (&base, t, 2, 1));
+    assert_true (x.demand_gpus[0] > base.demand_gpus[0]);
+    /* growth x0: month 0 as before, later months at month 0's rate */
+    one_service ("assumptions:\n  growth_scale: 0\n", &x);
+    assert_true (x.demand_gpus[0] == base.demand_gpus[0]);
+    for (size_t t = 0; t < x.n_periods; t++) {
+        assert_true (x.demand_gpus[t] == svc_gpus_by_hand (&base, t, 1, 0));
+        assert_true (x.demand_gpus[t] == base.demand_gpus[0]);
+    }
+    assert_true (base.demand_gpus[11] > base.demand_gpus[0]);
+}
+
+/* Both rows are drawn when the spec leaves them alone, and not when it
+ * sets them.
+ */
+static void drawn_gpus (const char *assume, struct gp_plan_pct *out)
+{
+    char text[1024];
+    snprintf (text, sizeof text, one_service_fmt, assume);
+    struct fx f;
+    gp_error_t err = {0};
+    if (load (&f, text, &err) != 0)
+        fail_msg ("%s", err.text);
+    assert_int_equal (gp_plan_sample (f.spec, f.cat, f.res, N_SAMPLES, 7,
+                                      &err), 0);
+    assert_non_null (f.res->ranges);
+    *out = f.res->ranges->options[0].gpus;
+    unload (&f);
+}
+
+/* With demand_scale known, the GPUs spread only through the traffic and
+ * growth draws; with both set too they do not spread.
+ */
+static void test_traffic_growth_drawn (void **state)
+{
+    (void)state;
+    struct gp_plan_pct g;
+    drawn_gpus ("assumptions:\n  demand_scale: 1\n", &g);
+    assert_true (g.p10 < g.p90);
+    drawn_gpus ("assumptions:\n  demand_scale: 1\n  traffic_scale: 1\n"
+                "  growth_scale: 1\n", &g);
+    assert_true (g.p10 == g.p90);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +438,8 @@ int main (void)
         cmocka_unit_test (test_bad_arguments),
         cmocka_unit_test (test_distribution_table),
         cmocka_unit_test (test_scale_rows_in_force),
+        cmocka_unit_test (test_traffic_growth_rows),
+        cmocka_unit_test (test_traffic_growth_drawn),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

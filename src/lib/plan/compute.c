@@ -476,6 +476,13 @@ double gp_plan_service_gpus (const struct gp_plan_workload *w,
     if (!(z->replica_rps[wi] > 0))
         return 0;
     double r = gp_plan_service_rate (w, t);
+    /* traffic and growth factors (docs/model/uncertainty.md): both 1
+     * leave r as it was, bit for bit */
+    double g = w->growth_per_quarter;
+    if (z->scaled && z->growth != 1 && 1 + g > 0)
+        r *= pow ((1 + g * z->growth) / (1 + g), (double)t / 3);
+    if (z->scaled && z->traffic != 1)
+        r *= z->traffic;
     double reps = ceil (r / z->replica_rps[wi] - 1e-9);
     if (reps < 1)
         reps = 1;
@@ -663,6 +670,7 @@ static int size_inference (struct gp_plan_spec *s, struct plan_memo *memo,
         double gpus = gp_plan_service_gpus (w, z, wi, t);
         z->demand[t] += gpus;
         z->steady[t] += gpus;
+        z->service[t] += gpus;
     }
     if (z->mtok_gpu_hours == 0) {
         /* GPU-hours per 1M output tokens at the planned replica rate. */
@@ -685,6 +693,19 @@ static void add_spot_ok (struct plan_sizing *z,
         z->spot_ok[t] += z->demand[t] - before[t];
 }
 
+/* A scale row's value in force, marked used only when overridden (as
+ * sample.c's in_force does), so a plan that leaves it alone lists it not.
+ */
+static double scale_in_force (struct gp_plan_spec *s, const char *key)
+{
+    struct gp_assumption *a = gp_plan_assume_find (s, key);
+    if (!a)
+        return 1;
+    if (a->overridden)
+        a->used = 1;
+    return a->value;
+}
+
 void gp_plan_size_compute (struct gp_plan_spec *s,
                         struct plan_memo *memo,
                         const struct gp_catalog *cat,
@@ -696,6 +717,9 @@ void gp_plan_size_compute (struct gp_plan_spec *s,
 {
     memset (z, 0, sizeof *z);
     z->n_periods = n_periods;
+    z->traffic = scale_in_force (s, "traffic_scale");
+    z->growth = scale_in_force (s, "growth_scale");
+    z->scaled = 1;
     if (!zoo) {
         z->code = GP_ENOTSUP;
         snprintf (z->text, sizeof z->text, "no model zoo");

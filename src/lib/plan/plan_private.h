@@ -60,6 +60,12 @@ struct plan_sizing {
      * (rate x (1 - inference_headroom)); 0 for other workloads
      */
     double replica_rps[GP_PLAN_MAX_WORKLOADS];
+    /* plan.traffic_scale and plan.growth_scale in force when sized (1, 1
+     * unless a spec or a sample sets them; docs/model/uncertainty.md);
+     * read only when 'scaled' (a sizing built by hand leaves both 1) */
+    double traffic, growth;
+    int scaled;
+    double service[GP_PLAN_MAX_PERIODS];  /* of steady, the services */
     /* the rules that sized it (gp_plan_rules): deadline runs and the
      * first one's global batch in tokens, whether the spec fixed it;
      * services and the first one's chosen serving precision

@@ -18,6 +18,9 @@
  *    failure rate, restart cost, repair time and lead time act after the
  *    planners' sizing, which is not run again for them; the training
  *    planner's goodput keeps the failure rate and restart cost in force;
+ *  - traffic and growth (plan.traffic_scale, plan.growth_scale) act in
+ *    the sizing's replica counts: a sample that draws them sizes afresh,
+ *    the planners' searches memoized;
  *  - the training efficiency draw is quantized to EFF_LEVELS equiprobable
  *    levels (each at its stratum's median probability), and the sizing is
  *    computed once per level and option spec;
@@ -45,6 +48,8 @@ enum var_kind {
     VAR_POWER,
     VAR_DEMAND,
     VAR_EFF,            /* the sizing, quantized */
+    VAR_SIZED,          /* the spec copy's assumption, read by the
+                         * sizing (traffic, growth): sized afresh */
 };
 
 struct svar {
@@ -64,6 +69,8 @@ struct sampler {
     struct plan_sizing *lv[EFF_LEVELS][GP_PLAN_MAX_OPTION_SPECS];
     struct gp_plan_option *tmp;
     size_t n_opt;
+    int fresh;                  /* the last eval_at sized afresh */
+    double days[GP_PLAN_MAX_OPTION_SPECS];  /* its run days */
 };
 
 /* ------------------------------ in force ------------------------------- */
@@ -105,6 +112,8 @@ static enum var_kind kind_of (const char *key)
         {"plan.power_price_scale", VAR_POWER},
         {"plan.demand_scale", VAR_DEMAND},
         {"plan.train_efficiency_scale", VAR_EFF},
+        {"plan.traffic_scale", VAR_SIZED},
+        {"plan.growth_scale", VAR_SIZED},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp (map[i].key, key) == 0)
@@ -163,13 +172,17 @@ static size_t eval_at (struct sampler *S, const double *u)
     struct plan_ctx *c = &S->c;
     struct plan_perturb pt = c->base;
     double cloud = pt.price, capex = pt.price * pt.capex;
-    int level = -1;
+    int level = -1, fresh = 0;
     for (size_t j = 0; j < S->nv; j++) {
         struct svar *x = &S->v[j];
         if (isnan (u[j]))
             continue;
         double v = x->base * factor_at (x, u[j]);
         switch (x->kind) {
+        case VAR_SIZED:
+            x->a->value = v;
+            fresh = 1;
+            break;
         case VAR_ASSUME:
             /* a discount stays below 1 */
             if (strstr (x->key, "discount") && v > 0.95)
@@ -202,9 +215,25 @@ static size_t eval_at (struct sampler *S, const double *u)
             saved[i] = c->sz[i][0];
             c->sz[i][0] = S->lv[level][i];
         }
+    /* a traffic or growth draw: the sizing afresh (the planners'
+     * searches are memoized), its run days kept, then dropped */
+    struct plan_sizing *kept[GP_PLAN_MAX_OPTION_SPECS];
+    if (fresh)
+        for (size_t i = 0; i < GP_PLAN_MAX_OPTION_SPECS; i++) {
+            kept[i] = c->sz[i][0];
+            c->sz[i][0] = NULL;
+        }
     c->pt = pt;
     size_t n = gp_plan_eval_all (c, S->tmp);
     c->pt = c->base;
+    if (fresh)
+        for (size_t i = 0; i < GP_PLAN_MAX_OPTION_SPECS; i++) {
+            S->days[i] = c->sz[i][0] && c->sz[i][0]->code == 0
+                             ? c->sz[i][0]->run_days : 0;
+            free (c->sz[i][0]);
+            c->sz[i][0] = kept[i];
+        }
+    S->fresh = fresh;
     if (level >= 0)
         for (size_t i = 0; i < GP_PLAN_MAX_OPTION_SPECS; i++) {
             S->lv[level][i] = c->sz[i][0];
@@ -226,6 +255,8 @@ static double train_days (struct sampler *S, size_t i, int level)
     int si = S->tmp[i].spec_index;
     if (si < 0 || si >= GP_PLAN_MAX_OPTION_SPECS)
         return 0;
+    if (S->fresh)
+        return S->days[si];
     const struct plan_sizing *z = level >= 0 ? S->lv[level][si]
                                              : S->c.sz[si][0];
     return z && z->code == 0 ? z->run_days : 0;

@@ -59,6 +59,15 @@ int gp_plan_option_index (const struct gp_plan_result *r, const char *name,
     return i;
 }
 
+/* The spec's value of scale row 'key' (1 when absent). */
+static double spec_scale (const struct gp_plan_spec *s, const char *key)
+{
+    for (size_t i = 0; i < s->n_assume; i++)
+        if (strcmp (s->assume[i].key, key) == 0)
+            return s->assume[i].value;
+    return 1;
+}
+
 int gp_plan_service_day (const struct gp_plan_spec *s,
                          const struct gp_plan_option *o, size_t wi,
                          size_t month, int replicas[GP_PLAN_DAY_HOURS],
@@ -81,6 +90,13 @@ int gp_plan_service_day (const struct gp_plan_spec *s,
                              "month %zu: outside the horizon (1 to %zu)",
                              month + 1, o->n_periods);
     double rate = gp_plan_service_rate (w, month);
+    /* the sizing's traffic and growth factors (gp_plan_service_gpus) */
+    double fg = spec_scale (s, "growth_scale"), g = w->growth_per_quarter;
+    if (fg != 1 && 1 + g > 0)
+        rate *= pow ((1 + g * fg) / (1 + g), (double)month / 3);
+    double ft = spec_scale (s, "traffic_scale");
+    if (ft != 1)
+        rate *= ft;
     for (size_t h = 0; h < GP_PLAN_DAY_HOURS; h++) {
         double share = w->n_day_profile ? w->day_profile[h] : 1;
         double reps = ceil (rate * share / p->replica_rps - 1e-9);
