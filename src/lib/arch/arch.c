@@ -381,33 +381,40 @@ static int zoo_row_ssm (const struct zload *L, const struct gp_csv_row *row,
     return 0;
 }
 
+/* The zoo's header row: every column once, the required ones present,
+ * no unknown one.
+ */
+static int zoo_header (struct zload *L, const struct gp_csv_row *row,
+                       gp_error_t *err)
+{
+    int hrc = gp_csv_header_unique (row, L->name, err);
+    if (hrc)
+        return hrc;
+    for (int c = 0; c < Z_NCOLS; c++) {
+        L->map[c] = gp_csv_col (row, zcol_names[c]);
+        if (L->map[c] < 0 && c < Z_NREQ)
+            return gp_errprintf (err, GP_EPARSE,
+                                 "%s:%zu: missing column '%s'", L->name,
+                                 row->line, zcol_names[c]);
+    }
+    for (size_t f = 0; f < row->n_fields; f++) {
+        int known = 0;
+        for (int c = 0; c < Z_NCOLS; c++)
+            known |= L->map[c] >= 0 && (size_t)L->map[c] == f;
+        if (!known)
+            return gp_errprintf (err, GP_EPARSE,
+                                 "%s:%zu: unknown column '%s'", L->name,
+                                 row->line, row->fields[f]);
+    }
+    L->n_header = row->n_fields;
+    return 0;
+}
+
 static int zoo_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
 {
     struct zload *L = arg;
     if (row->index == 0) {
-        int hrc = gp_csv_header_unique (row, L->name, err);
-        if (hrc)
-            return hrc;
-        for (int c = 0; c < Z_NCOLS; c++) {
-            L->map[c] = gp_csv_col (row, zcol_names[c]);
-            if (L->map[c] < 0 && c < Z_NREQ)
-                return gp_errprintf (err, GP_EPARSE,
-                                     "%s:%zu: missing column '%s'", L->name,
-                                     row->line, zcol_names[c]);
-        }
-        {
-            for (size_t f = 0; f < row->n_fields; f++) {
-                int known = 0;
-                for (int c = 0; c < Z_NCOLS; c++)
-                    known |= L->map[c] >= 0 && (size_t)L->map[c] == f;
-                if (!known)
-                    return gp_errprintf (err, GP_EPARSE,
-                                         "%s:%zu: unknown column '%s'",
-                                         L->name, row->line, row->fields[f]);
-            }
-        }
-        L->n_header = row->n_fields;
-        return 0;
+        return zoo_header (L, row, err);
     }
     if (row->n_fields != L->n_header)
         return gp_errprintf (err, GP_EPARSE,
