@@ -1140,7 +1140,11 @@ struct gp_plan_sweep_point {
 
 struct gp_plan_sweep {
     char key[GP_PLAN_TEXT];
-    double from, to;
+    double from, to;            /* canonical unit (USD, W, s, counts) */
+    int has_quantity;           /* 1: the key is a spec field with a unit */
+    enum gp_quantity quantity;  /* its kind, when has_quantity */
+    char unit[64];              /* a registry key's unit ("share off
+                                 * on-demand"), else "" */
     size_t n_points;
     enum gp_plan_sweep_reuse reuse;
     struct gp_plan_sweep_point *points;     /* owned */
@@ -1148,8 +1152,11 @@ struct gp_plan_sweep {
 
 /* Parse a sweep "KEY=A..B[:STEPS]" into 'key' (of 'n' bytes), '*a',
  * '*b' and '*steps' (GP_PLAN_SWEEP_STEPS when absent; 2 to
- * GP_PLAN_SWEEP_MAX_STEPS; A and B plain numbers in the key's spec unit,
- * A < B).  Returns 0 or GP_EINVAL with 'err' saying why.
+ * GP_PLAN_SWEEP_MAX_STEPS; A < B).  A and B are plain numbers in the
+ * key's canonical unit, or, for a spec field with a unit, quantities as
+ * the spec writes them ("500k..2M" for a budget, "1MW..3MW", "50ms..1s"),
+ * returned in the canonical unit.  Returns 0 or GP_EINVAL with 'err'
+ * saying why.
  */
 int gp_plan_sweep_parse (const char *arg, char *key, size_t n, double *a,
                          double *b, int *steps, gp_error_t *err);

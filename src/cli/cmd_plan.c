@@ -62,7 +62,8 @@ const char cmd_plan_help[] =
     "                    the spec's own checks and ranges apply\n"
     "    --sweep KEY=A..B[:STEPS]\n"
     "                    plan at STEPS evenly spaced values of KEY (A and B\n"
-    "                    in its spec unit; default 11, at most 101) and\n"
+    "                    as the spec writes it: 500k..2M, 1MW..3MW;\n"
+    "                    default 11 steps, at most 101) and\n"
     "                    tabulate the recommendation, its TCO and GPUs,\n"
     "                    the feasible options and where the pick changes\n"
     "    --compare B.yaml\n"
@@ -87,7 +88,7 @@ const char cmd_plan_help[] =
     "    gpuplan plan examples/enterprise-plan.yaml --samples 200 --seed 7\n"
     "    gpuplan plan examples/startup-plan.yaml --set constraints.budget=1e6\n"
     "    gpuplan plan examples/startup-plan.yaml --sweep "
-    "constraints.budget=5e5..2e6:16\n"
+    "constraints.budget=500k..2M:16\n"
     "    gpuplan plan examples/enterprise-plan.yaml --compare "
     "examples/enterprise-plan.yaml --set reserved_1y_discount=0.4\n";
 

@@ -148,6 +148,13 @@ int gp_plan_node_gpus (const struct gp_accel *a);
  * the mapping 'j' of 'doc'.  0, or an error naming file:line:col and the
  * key (the files' own errors quoted).
  */
+/* 1 and '*q' set when the dotted plan-spec key 'key' (as --set and
+ * --sweep take it, e.g. "constraints.budget", "workloads.chat.ttft")
+ * names a field with a unit (GP_F_QUANTITY); 0 otherwise (a count, a
+ * share, a registry key or an unknown key).
+ */
+int gp__plan_key_quantity (const char *key, enum gp_quantity *q);
+
 /* Decision-log lines of a fleet and baseline read from files (none when
  * 'existing' names no file).
  */

@@ -211,6 +211,44 @@ static const struct gp_field cons_fields[] = {
 };
 #undef F
 
+/* The quantity kind of the spec field a dotted key names: the table is
+ * chosen by the first segment (top-level, team, workload, option,
+ * constraint or existing-cluster fields) and the field by the last.
+ */
+int gp__plan_key_quantity (const char *key, enum gp_quantity *q)
+{
+    static const struct {
+        const char *top;
+        const struct gp_field *fields;
+    } tables[] = {
+        {"teams", team_fields},       {"workloads", wl_fields},
+        {"options", opt_fields},      {"constraints", cons_fields},
+        {"existing", existing_fields},
+    };
+    if (!key || !q)
+        return 0;
+    const char *dot = strchr (key, '.'), *last = strrchr (key, '.');
+    const struct gp_field *f = top_fields;
+    if (dot) {
+        f = NULL;
+        for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+            if (strlen (tables[i].top) == (size_t)(dot - key)
+                && !strncmp (tables[i].top, key, (size_t)(dot - key)))
+                f = tables[i].fields;
+        if (!f)
+            return 0;
+    }
+    const char *name = last ? last + 1 : key;
+    for (; f->key; f++)
+        if (!strcmp (f->key, name)) {
+            if (f->type != GP_F_QUANTITY)
+                return 0;
+            *q = f->quantity;
+            return 1;
+        }
+    return 0;
+}
+
 static int want_array (const struct gp_doc *doc, const json_t *n,
                        const char *what, gp_error_t *err)
 {

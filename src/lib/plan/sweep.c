@@ -67,13 +67,23 @@ int gp_plan_sweep_parse (const char *arg, char *key, size_t n, double *a,
     lo[la] = 0;
     memcpy (hi, dd + 2, lb);
     hi[lb] = 0;
-    char *e1, *e2;
-    *a = strtod (lo, &e1);
-    *b = strtod (hi, &e2);
-    if (*e1 || *e2 || !isfinite (*a) || !isfinite (*b))
-        return gp_errprintf (err, GP_EINVAL,
-                             "--sweep %s: A and B must be plain numbers in "
-                             "the key's spec unit (USD, W, s, counts)", arg);
+    enum gp_quantity q;
+    if (gp__plan_key_quantity (key, &q)) {
+        gp_error_t e = {0};
+        if (gp_parse_quantity (lo, q, a, &e) || gp_parse_quantity (hi, q, b,
+                                                                   &e))
+            return gp_errprintf (err, GP_EINVAL, "--sweep %s: %s", arg,
+                                 e.text);
+    } else {
+        char *e1, *e2;
+        *a = strtod (lo, &e1);
+        *b = strtod (hi, &e2);
+        if (*e1 || *e2 || !isfinite (*a) || !isfinite (*b))
+            return gp_errprintf (err, GP_EINVAL,
+                                 "--sweep %s: A and B must be plain numbers "
+                                 "in the key's unit (counts, shares, the "
+                                 "registry row's unit)", arg);
+    }
     if (!(*a < *b))
         return gp_errprintf (err, GP_EINVAL,
                              "--sweep %s: A must be less than B", arg);
@@ -217,6 +227,12 @@ struct gp_plan_sweep *gp_plan_sweep_run (const struct gp_doc *doc,
         return NULL;
     }
     snprintf (sw->key, sizeof sw->key, "%s", key);
+    sw->has_quantity = gp__plan_key_quantity (key, &sw->quantity);
+    int row = sw->has_quantity ? -1 : gp_default_lookup (key, NULL);
+    const struct gp_default_info *info
+        = row >= 0 ? gp_default_info ((size_t)row) : NULL;
+    if (info && info->unit)
+        snprintf (sw->unit, sizeof sw->unit, "%s", info->unit);
     sw->from = a;
     sw->to = b;
     sw->n_points = (size_t)steps;

@@ -16,6 +16,22 @@ static const char *reuse_str (enum gp_plan_sweep_reuse r)
     return r == GP_SWEEP_REUSE_OPTIONS ? "options" : "spec";
 }
 
+/* A sweep value in the key's unit: money as the report's other money
+ * ("$982k"), other spec quantities with their prefix ("1.2 MW", "45 d"),
+ * counts and shares as plain numbers.
+ */
+static char *sweep_value (const struct gp_plan_sweep *sw, double v,
+                          char *buf, size_t n)
+{
+    if (sw->has_quantity && sw->quantity == GP_Q_MONEY)
+        gp_fmt_usd (v, buf, n);
+    else if (sw->has_quantity)
+        gp_format_quantity (v, sw->quantity, 0, buf, n);
+    else
+        snprintf (buf, n, "%.6g", v);
+    return buf;
+}
+
 static void set (json_t *o, const char *k, json_t *v)
 {
     json_object_set_new (o, k, v ? v : json_null ());
@@ -35,6 +51,10 @@ struct json_t *gp_plan_sweep_json (const struct gp_plan_sweep *sw)
     set (j, "key", json_string (sw->key));
     set (j, "from", json_real (sw->from));
     set (j, "to", json_real (sw->to));
+    set (j, "quantity", sw->has_quantity
+                            ? json_string (gp_quantity_str (sw->quantity))
+                            : json_null ());
+    set (j, "unit", sw->unit[0] ? json_string (sw->unit) : json_null ());
     set (j, "steps", json_integer ((json_int_t)sw->n_points));
     set (j, "reuse", json_string (reuse_str (sw->reuse)));
     json_t *pts = json_array (), *chg = json_array ();
@@ -104,9 +124,12 @@ char *gp_plan_sweep_render (const struct gp_plan_sweep *sw,
                                              : ROUT_TEXT;
     if (gp_rout_init (&o, &b, rf) != 0)
         return gp_rb_take (&b, err);
-    char title[GP_PLAN_TEXT + 64];
-    snprintf (title, sizeof title, "Sweep of %s from %.6g to %.6g (%zu points)",
-              sw->key, sw->from, sw->to, sw->n_points);
+    char title[GP_PLAN_TEXT + 160], lo[32], hi[32];
+    snprintf (title, sizeof title, "Sweep of %s from %s to %s%s%s%s (%zu "
+              "points)", sw->key, sweep_value (sw, sw->from, lo, sizeof lo),
+              sweep_value (sw, sw->to, hi, sizeof hi),
+              sw->unit[0] ? " (" : "", sw->unit, sw->unit[0] ? ")" : "",
+              sw->n_points);
     gp_rout_heading (&o, title);
     static const char *const heads[] = {"value", "recommended", "TCO",
                                         "GPUs", "feasible options",
@@ -115,7 +138,7 @@ char *gp_plan_sweep_render (const struct gp_plan_sweep *sw,
     for (size_t i = 0; i < sw->n_points; i++) {
         const struct gp_plan_sweep_point *p = &sw->points[i];
         char v[32], t[32] = "-", g[32] = "-", n[32];
-        snprintf (v, sizeof v, "%.6g", p->value);
+        sweep_value (sw, p->value, v, sizeof v);
         if (p->recommended[0]) {
             gp_fmt_usd (p->tco_usd, t, sizeof t);
             snprintf (g, sizeof g, "%lld", p->gpus);
@@ -133,10 +156,12 @@ char *gp_plan_sweep_render (const struct gp_plan_sweep *sw,
         if (!p->changed)
             continue;
         n_changes++;
+        char va[32], vb[32];
         gp_rout_item (&o, 0,
-                      "between %.6g and %.6g the recommendation changes "
+                      "between %s and %s the recommendation changes "
                       "from %s to %s",
-                      sw->points[i - 1].value, p->value,
+                      sweep_value (sw, sw->points[i - 1].value, va, sizeof va),
+                      sweep_value (sw, p->value, vb, sizeof vb),
                       sw->points[i - 1].recommended[0]
                           ? sw->points[i - 1].recommended
                           : "(none)",
