@@ -161,7 +161,7 @@ static int baseline (const struct gp_doc *doc, const json_t *j,
     gp_usage_destroy (u);
     if (!(e->usage_hours > 0) || !(e->usage_gpu_hours > 0))
         return gp_doc_errorf (doc, at, err, GP_EPARSE,
-                              "existing.usage: none of its %.6g GPU-hours "
+                              "existing.usage: none of its %.0f GPU-hours "
                               "ran on the fleet's pools (%s)",
                               all, e->accel_id);
     int gpn = gp_plan_node_gpus (e->accel);
@@ -244,8 +244,8 @@ void gp__plan_existing_log (struct plan_ctx *c)
                      e->cluster_file, e->gpus, e->accel_id);
     if (!e->usage_file[0])
         return;
-    gp_plan_log (c, "existing.usage: %s: %.6g GPU-hours on the fleet over "
-                 "%.6g hours, %.3g GPUs on average, baseline %lld GPUs "
+    gp_plan_log (c, "existing.usage: %s: %.0f GPU-hours on the fleet over "
+                 "%.0f hours, %.3g GPUs on average, baseline %lld GPUs "
                  "(whole nodes)",
                  e->usage_file, e->usage_gpu_hours, e->usage_hours,
                  e->baseline, e->baseline_gpus);

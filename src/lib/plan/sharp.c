@@ -129,14 +129,17 @@ void gp__plan_sharp (struct plan_ctx *c, const struct gp_plan_option_spec *os,
                      "that in-network reduction speeds up): no premium "
                      "for SHARP-capable switches pays off",
                      o->name, os->switch_id);
-    else if (c->r)
+    else if (c->r) {
+        char usd[32], per[32];
+        gp_fmt_usd (o->sharp_usd_saved, usd, sizeof usd);
+        gp_fmt_usd (o->sharp_breakeven_usd_per_switch, per, sizeof per);
         gp_plan_log (c,
                      "%s: fabric choice: IB SHARP (%s) steps %s %.2f %% "
-                     "faster, saves %.4g GPU-h ($%.4g) over the horizon; "
-                     "pays off below a premium of $%.4g per switch (%lld "
+                     "faster, saves %.0f GPU-h (%s) over the horizon; "
+                     "pays off below a premium of %s per switch (%lld "
                      "switches)",
                      o->name, os->switch_id, o->sharp_gain_workload,
-                     100 * gain, saved, o->sharp_usd_saved,
-                     o->sharp_breakeven_usd_per_switch,
+                     100 * gain, saved, usd, per,
                      (long long)o->fabric.switches);
+    }
 }
