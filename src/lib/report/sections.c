@@ -640,12 +640,34 @@ void gp_report_unsupported (struct rout *out, const struct gp_plan_result *r)
     free (unsized);
 }
 
+/* An assumption's value with its unit: bytes, bandwidth and power with a
+ * prefix ("2 GB/s", not "2e+09 B/s"), any other unit as a number and the
+ * unit's name.
+ */
+static const char *assume_value (double v, const char *unit, char *buf,
+                                 size_t n)
+{
+    static const struct {
+        const char *unit;
+        enum gp_quantity q;
+    } prefixed[] = {
+        {"B/s", GP_Q_BANDWIDTH}, {"B", GP_Q_BYTES}, {"W", GP_Q_POWER},
+    };
+    for (size_t i = 0; i < sizeof prefixed / sizeof prefixed[0]; i++)
+        if (unit && !strcmp (unit, prefixed[i].unit) && v >= 1000)
+            return gp_format_quantity (v, prefixed[i].q, 0, buf, n);
+    snprintf (buf, n, "%g %s", v, unit ? unit : "");
+    return buf;
+}
+
 void gp_report_assumptions (struct rout *out, const struct gp_plan_result *r)
 {
     gp_rout_heading (out, "Assumptions (not in the catalog)");
     for (size_t i = 0; i < r->n_assume; i++) {
         const struct gp_assumption *a = &r->assume[i];
-        gp_rout_item (out, 0, "%s = %g %s%s: %s", a->key, a->value, a->unit,
+        char v[64];
+        gp_rout_item (out, 0, "%s = %s%s: %s", a->key,
+                      assume_value (a->value, a->unit, v, sizeof v),
                       a->overridden ? " (set by the plan)" : "", a->source);
     }
 }

@@ -110,19 +110,22 @@ static void outcome (struct rbuf *b, const struct gp_train_accel_plan *p)
                 "checkpoint overhead %.0f GB/s\n",
              p->rel.mtbf_s / 3600, p->rel.interval_s, p->rel.ckpt_write_s,
              100 * p->rel.goodput, p->rel.storage_bw_needed / 1e9);
+    char gh[32], lost[32];
+    gp_format_quantity (p->gpu_hours, GP_Q_COUNT, 0, gh, sizeof gh);
+    gp_format_quantity (p->lost_gpu_hours, GP_Q_COUNT, 0, lost, sizeof lost);
     if (p->days > 0)
-        gp_rb_printf (b, "  over the run: %.0f expected interruptions, %.3g "
+        gp_rb_printf (b, "  over the run: %.0f expected interruptions, %s "
                     "GPU-hours lost to checkpoints, restarts and rework\n",
-                 p->interruptions, p->lost_gpu_hours);
+                 p->interruptions, lost);
     if (p->days > 0 && p->energy_kwh > 0)
-        gp_rb_printf (b, "  time to train %.1f days, %.3g GPU-hours, %.3g MWh "
+        gp_rb_printf (b, "  time to train %.1f days, %s GPU-hours, %.0f MWh "
                     "(TDP x %.0f %%)\n",
-                 p->days, p->gpu_hours, p->energy_kwh / 1e3,
+                 p->days, gh, p->energy_kwh / 1e3,
                  100 * p->hw.util_power);
     else if (p->days > 0)
-        gp_rb_printf (b, "  time to train %.1f days, %.3g GPU-hours (energy "
+        gp_rb_printf (b, "  time to train %.1f days, %s GPU-hours (energy "
                     "unknown: no TDP in the catalog)\n",
-                 p->days, p->gpu_hours);
+                 p->days, gh);
     if (p->batch_limited)
         gp_rb_printf (b, "  note: the pipeline bubble is %.0f %% of the step: the "
                     "global batch (%.0f sequences) leaves few micro-batches "
@@ -138,10 +141,12 @@ static void outcome (struct rbuf *b, const struct gp_train_accel_plan *p)
                  100 * p->free_mfu, p->free_n_gpus);
     const struct gp_instance *in = p->price.inst;
     if (in && p->gpu_hours > 0) {
-        gp_rb_printf (b, "  cost hook: %.3g GPU-hours x $%.2f/GPU-hour (cheapest "
-                    "on-demand: %s %s, %s) = $%.3g M on demand\n",
-                 p->gpu_hours, p->price.usd_per_gpu_hour, in->cloud, in->id,
-                 in->region, p->on_demand_usd / 1e6);
+        char usd[32];
+        gp_fmt_usd (p->on_demand_usd, usd, sizeof usd);
+        gp_rb_printf (b, "  cost hook: %s GPU-hours x $%.2f/GPU-hour (cheapest "
+                    "on-demand: %s %s, %s) = %s on demand\n",
+                 gh, p->price.usd_per_gpu_hour, in->cloud, in->id,
+                 in->region, usd);
         gp_rb_printf (b, "    price as of %s%s%s; source: %s\n",
                  in->price_as_of && in->price_as_of[0] ? in->price_as_of
                                                        : "(undated)",
