@@ -74,6 +74,15 @@ static void test_dtype (void **state)
     enum gp_dtype d;
     assert_int_equal (gp_dtype_parse ("nvfp4", &d, NULL), 0);
     assert_int_equal (d, GP_DT_FP4);
+    /* AWQ and GPTQ checkpoints are int4 weights (W4A16); Hugging Face
+     * torch_dtype names map to the same formats
+     */
+    assert_int_equal (gp_dtype_parse ("AWQ", &d, NULL), 0);
+    assert_int_equal (d, GP_DT_INT4);
+    assert_int_equal (gp_dtype_parse ("gptq", &d, NULL), 0);
+    assert_int_equal (d, GP_DT_INT4);
+    assert_int_equal (gp_dtype_parse ("bfloat16", &d, NULL), 0);
+    assert_int_equal (d, GP_DT_BF16);
     gp_error_t e = {0};
     assert_int_equal (gp_dtype_parse ("fp7", &d, &e), GP_EINVAL);
     assert_non_null (strstr (e.text, "fp7"));

@@ -51,6 +51,14 @@ int gp_dtype_parse (const char *s, enum gp_dtype *out, gp_error_t *err)
         {"fp8", GP_DT_FP8},    {"int8", GP_DT_INT8}, {"int4", GP_DT_INT4},
         {"fp4", GP_DT_FP4},    {"nvfp4", GP_DT_FP4}, {"mxfp4", GP_DT_FP4},
         {"w4a16", GP_DT_INT4}, {"w8a8", GP_DT_INT8},
+        /* names the checkpoints and engines use for the same formats:
+         * Hugging Face torch_dtype values, and the weight-only 4-bit
+         * schemes AWQ (arXiv 2306.00978) and GPTQ (arXiv 2210.17323),
+         * both int4 weights with 16-bit activations (W4A16)
+         */
+        {"bfloat16", GP_DT_BF16}, {"float16", GP_DT_FP16},
+        {"float32", GP_DT_FP32},  {"awq", GP_DT_INT4},
+        {"gptq", GP_DT_INT4},     {"e4m3", GP_DT_FP8},
     };
     for (size_t i = 0; s && i < sizeof t / sizeof t[0]; i++)
         if (!strcasecmp (s, t[i].name)) {
@@ -59,7 +67,8 @@ int gp_dtype_parse (const char *s, enum gp_dtype *out, gp_error_t *err)
         }
     return gp_errprintf (err, GP_EINVAL,
                          "unknown precision '%s'; expected bf16, fp16, fp8, "
-                         "int8, int4 or fp4",
+                         "int8, int4 or fp4 (or w4a16/awq/gptq, w8a8, "
+                         "nvfp4/mxfp4, bfloat16/float16)",
                          s ? s : "");
 }
 
