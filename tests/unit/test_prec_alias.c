@@ -8,7 +8,7 @@
  * quantized training only where the catalog gives an INT8 peak.
  *
  * Datasheet figures (AMD product pages; AMD at Hot Chips 2025 and ISSCC
- * 2026; Google Cloud TPU v5p documentation):
+ * 2026; Google Cloud TPU v5p documentation; B300 below):
  *   MI355X: 288 GB HBM3E, 8 TB/s, 2400 MHz, 1024 matrix cores of 512 BF16
  *           FMA per clock (AMD: "2.5 PFLOPS" BF16, "5 PFLOPS" FP8, "10.1
  *           PFLOPS" MXFP4 dense), 1400 W, 7 Infinity Fabric links of
@@ -88,6 +88,28 @@ static void test_cdna4_rows (void **state)
     assert_true (fabs (accel ("MI355X")->bf16_flops / 1e15 - 2.5) < 0.05);
     assert_true (fabs (accel ("MI355X")->fp4_flops / 1e15 - 10.1) < 0.05);
     assert_true (fabs (accel ("MI350X")->fp4_flops / 1e15 - 9.2) < 0.05);
+}
+
+/* HGX B300 (glennklockwood.com B300 table; NVIDIA: 279 GB per Blackwell
+ * Ultra GPU): BF16 2.25 PF dense, FP8 4.5 PF, FP4 13.125 PF, 8 TB/s,
+ * NVLink 5 2 x 900 GB/s in an 8-GPU domain; the Blackwell factors.
+ */
+static void test_b300_row (void **state)
+{
+    (void)state;
+    const struct gp_accel *a = accel ("B300");
+    near (a->bf16_flops, 2250e12, "B300 bf16");
+    near (a->fp8_flops, 4500e12, "B300 fp8");
+    near (a->fp4_flops, 13125e12, "B300 fp4");
+    near (a->mem_bytes, 279e9, "B300 memory");
+    near (a->mem_bw, 8e12, "B300 bandwidth");
+    near (a->scale_up_bw, 2 * 900e9, "B300 NVLink");
+    assert_int_equal (a->scale_up_domain, 8);
+    assert_string_equal (a->gen->id, "blackwell");
+    struct gp_train_hw hw;
+    gp_train_hw_from_accel (a, GP_PREC_FP4, &hw);
+    assert_true (hw.fp8);
+    near (hw.peak_flops, 13125e12, "B300 fp4 -> nvfp4 peak");
 }
 
 /* No CDNA4 calibration: every factor of the cdna4 row is CDNA3's. */
@@ -250,6 +272,7 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_cdna4_rows),
+        cmocka_unit_test (test_b300_row),
         cmocka_unit_test (test_cdna4_takes_cdna3_factors),
         cmocka_unit_test (test_tpu_int8_peak),
         cmocka_unit_test (test_names),
