@@ -36,6 +36,13 @@ enum gp_precision {
     GP_PREC_MXFP8,       /* FP8 with 32-element E8M0 block scales */
     GP_PREC_NVFP4,       /* FP4 with 16-element E4M3 block scales */
     GP_PREC_FP8_DELAYED, /* FP8, per-tensor delayed (amax-history) scaling */
+    /* Appended (docs/model/training.md, "Precision"): "fp4" is an alias
+     * for the vendor's 4-bit recipe (NVFP4 on NVIDIA, MXFP4 on AMD),
+     * resolved per accelerator by gp_train_prec_resolve.
+     */
+    GP_PREC_FP4,   /* alias: the vendor's 4-bit training recipe */
+    GP_PREC_MXFP4, /* FP4 with 32-element E8M0 block scales (OCP MX) */
+    GP_PREC_INT8,  /* INT8 quantized GEMMs (TPU AQT), BF16 elsewhere */
 };
 
 enum gp_sharding {
@@ -621,6 +628,17 @@ const struct gp_train_prec *gp_train_prec_for (enum gp_precision p,
                                                const char *generation);
 const struct gp_train_prec *gp_train_prec_rows (size_t *n_out);
 
+/* The precision that 'p' means on accelerator 'a': GP_PREC_FP4 (the
+ * alias "fp4") becomes the 4-bit recipe of the accelerator's vendor
+ * (NVIDIA: GP_PREC_NVFP4, AMD: GP_PREC_MXFP4) and stays GP_PREC_FP4 for
+ * any other vendor or a NULL 'a'; every other precision is returned
+ * unchanged.  Whether the result is supported on 'a' is
+ * gp_train_prec_for on its generation (NULL: not supported).  The one
+ * place the alias is resolved (src/lib/model/train_prec.c).
+ */
+enum gp_precision gp_train_prec_resolve (enum gp_precision p,
+                                         const struct gp_accel *a);
+
 /* One row of data/catalog/host_links.csv: the link between an
  * accelerator and its host memory, used for CPU activation offload.
  */
@@ -636,7 +654,8 @@ const struct gp_host_link *gp_host_link_for (const char *accel_id);
 const struct gp_host_link *gp_host_link_rows (size_t *n_out);
 
 /* Parse a precision name ("bf16", "fp16", "fp8", "mxfp8", "nvfp4",
- * "fp8-delayed"; "fp8-cs" is "fp8"); -1 when unknown.
+ * "fp8-delayed", "fp4", "mxfp4", "int8"; "fp8-cs" is "fp8"); -1 when
+ * unknown.
  */
 int gp_precision_parse (const char *s);
 const char *gp_schedule_str (enum gp_schedule s);

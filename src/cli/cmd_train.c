@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "gpuplan/arch.h"
+#include "gpuplan/names.h"
 #include "gpuplan/spec.h"
 #include "gpuplan/train.h"
 #include "gpuplan/train_spec.h"
@@ -54,6 +55,8 @@ const char cmd_train_help[] =
     "    --batch-tokens N  global batch in tokens (default: chosen per size)\n"
     "    --global-batch N  global batch in sequences\n"
     "    --precision P     bf16 (default), fp16, fp8, fp8-delayed, mxfp8, nvfp4\n"
+    "                      mxfp4, int8, fp4 (the GPU vendor's 4-bit recipe:\n"
+    "                      nvfp4 on NVIDIA, mxfp4 on AMD)\n"
     "    --optimizer-states fp32|bf16   Adam moment dtype (default fp32)\n"
     "    --framework megatron|fsdp      restrict the sharding search\n"
     "    --pp-schedule 1f1b|a2a-overlap|dualpipe   pipeline schedule and\n"
@@ -107,6 +110,15 @@ static int flag_value (const struct gp_field *f, const char *fl,
                 *(int *)dst = i;
                 return 0;
             }
+        {
+            char near[160];
+            size_t nc = 0;
+            while (f->choices[nc])
+                nc++;
+            if (gp_closest_names (arg, f->choices, nc, 3, near, sizeof near))
+                return cli_usage_error ("train: unknown %s '%s'; did you "
+                                        "mean %s?", f->key, arg, near);
+        }
         return cli_usage_error ("train: unknown %s '%s'", f->key, arg);
     default: /* every numeric field has a range */
         snprintf (flag, sizeof flag, "--%s", fl);

@@ -217,9 +217,12 @@ static void test_loso_campaign_only (void **state)
 }
 
 /* validation/training/mlperf-published.csv: every row reported; the
- * accelerators without catalog rows, the FP4 rows, the INT8 TPU row and
- * the LoRA rows (MI300X, MI325X) are unsupported with the reason; the modelled rows carry their evaluation tokens; the GPT-3
- * family is held out against the Llama 3.1 405B family (both Hopper).
+ * LoRA rows (MI300X, MI325X) are unsupported with the reason; the
+ * CDNA4 rows (MI350X, MI355X), the FP4 rows (B200, GB200: NVFP4) and the
+ * INT8 TPU v5p row are predicted (held out: added after the model was
+ * set, validation/training/SOURCE.md); the modelled rows carry their
+ * evaluation tokens; the GPT-3 family is held out against the Llama 3.1
+ * 405B family (both Hopper).
  */
 static void test_mlperf_published (void **state)
 {
@@ -229,13 +232,13 @@ static void test_mlperf_published (void **state)
     assert_int_equal (v->n_rows, 10);
     for (size_t i = 0; i < v->n_rows; i++)
         assert_int_equal (v->rows[i].measure, GP_MEAS_TIME_TO_TRAIN_MIN);
-    assert_non_null (strstr (row (v, "mlpv40tpu-v5p512")->reason, "int8"));
+    assert_true (row (v, "mlpv40tpu-v5p512")->ok);
     assert_non_null (strstr (row (v, "mlpv51lora-mi325x")->reason, "LoRA"));
     assert_non_null (strstr (row (v, "mlpv51lora-mi300x")->reason, "LoRA"));
-    assert_non_null (strstr (row (v, "mlpv51l8b-mi355x")->reason,
-                             "unknown accelerator"));
-    assert_non_null (strstr (row (v, "mlpv51l8b-b200fp4")->reason,
-                             "precision"));
+    assert_true (row (v, "mlpv51l8b-mi355x")->ok);
+    assert_true (row (v, "mlpv51l8b-mi350x")->ok);
+    assert_true (row (v, "mlpv51l8b-b200fp4")->ok);
+    assert_true (row (v, "mlpv51l8b-gb200fp4")->ok);
     const struct gp_val_row *g = row (v, "mlpv40gpt3-n1344");
     assert_true (g->ok);
     near (g->eval_tokens, 22.0 * 11590004, 1e-12);
@@ -243,8 +246,8 @@ static void test_mlperf_published (void **state)
     const struct gp_val_row *l = row (v, "mlpv50l405-h100n512");
     assert_true (l->ok);
     assert_non_null (strstr (l->layout, "tp8 pp8 dp4 cp2"));
-    assert_int_equal (v->all.n_ok, 3);
-    /* docs/model/training.md, "MLPerf Training validation": 9.8 % */
+    assert_int_equal (v->all.n_ok, 8);
+    /* docs/model/training.md, "MLPerf Training validation": 8.9 % */
     assert_true (v->all.median_abs_rel_err <= 0.15);
     assert_true (v->fit[family (v, "mlpv40gpt3")].loso_refit > 0);
     assert_true (v->fit[family (v, "mlpv50l405")].loso_refit > 0);

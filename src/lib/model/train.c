@@ -32,8 +32,8 @@ const char *gp_recompute_str (enum gp_recompute r)
 const char *gp_precision_str (enum gp_precision p)
 {
     static const char *n[] = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4",
-                              "fp8-delayed"};
-    return (unsigned)p < 6 ? n[p] : "?";
+                              "fp8-delayed", "fp4", "mxfp4", "int8"};
+    return (unsigned)p < sizeof n / sizeof *n ? n[p] : "?";
 }
 
 const char *gp_schedule_str (enum gp_schedule s)

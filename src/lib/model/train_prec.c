@@ -1,5 +1,6 @@
 /* train_prec.c - training precision as data (BF16, FP8 with current or
- * delayed scaling, MXFP8, NVFP4 per GPU generation) and CPU activation
+ * delayed scaling, MXFP8, NVFP4, MXFP4, INT8 per accelerator generation;
+ * the vendor alias "fp4") and CPU activation
  * offload (memory, time, and the fewest offloaded layers that fit).
  *
  * The rows are data/catalog/precisions.csv and data/catalog/
@@ -20,6 +21,8 @@
 #define TE_DS "Transformer Engine DelayedScaling: amax from history, reduction fused into the cast (read 2 B, write 1 B)"
 #define TE_MX "OCP MX v1.0 (32-element blocks, E8M0 scale); Transformer Engine MXFP8BlockScaling quantizes row- and column-wise in one pass (read 2 B, write 2 x (1 + 1/32) B)"
 #define TE_NV "NVFP4 (16-element blocks, E4M3 scale + FP32 tensor scale; arXiv 2509.25149): amax pass (read 2 B), then row- and column-wise quantization (read 2 B, write 2 x (0.5 + 1/16) B)"
+#define MX_FP4 "OCP MX v1.0 MXFP4 (32-element blocks, E8M0 scale; no tensor amax): row- and column-wise quantization in one pass (read 2 B, write 2 x (0.5 + 1/32) B); AMD CDNA4 MXFP4 peak"
+#define AQT_I8 "INT8 quantized training (MaxText AQT, quantization=int8): scale from an amax pass (read 2 B), then cast (read 2 B, write 1 B); TPU int8 peak"
 
 /* Achieved share of the host link's peak for offload copies: an
  * assumption (pinned asynchronous copies; docs/model/training.md, "CPU
@@ -41,6 +44,20 @@ static const struct gp_train_prec prec_rows[] = {
     {"fp8-delayed", "blackwell", "fp8", 3, 1, 1, TE_DS},
     {"mxfp8", "blackwell", "fp8", 4.0625, 1.03125, 1, TE_MX},
     {"nvfp4", "blackwell", "fp4", 5.125, 0.5625, 1, TE_NV},
+    {"mxfp4", "cdna4", "fp4", 3.0625, 0.53125, 1, MX_FP4},
+    {"int8", "other", "int8", 5, 1, 1, AQT_I8},
+};
+
+/* "fp4" per vendor: the 4-bit training recipe each vendor's stack
+ * implements (docs/model/training.md, "Precision"): NVIDIA Transformer
+ * Engine NVFP4BlockScaling, AMD CDNA4 MXFP4 (OCP MX).
+ */
+static const struct {
+    const char *vendor;
+    enum gp_precision p;
+} fp4_alias[] = {
+    {"NVIDIA", GP_PREC_NVFP4},
+    {"AMD", GP_PREC_MXFP4},
 };
 
 static const struct gp_host_link link_rows[] = {
@@ -77,6 +94,17 @@ const struct gp_train_prec *gp_train_prec_for (enum gp_precision p,
     return NULL;
 }
 
+enum gp_precision gp_train_prec_resolve (enum gp_precision p,
+                                         const struct gp_accel *a)
+{
+    if (p != GP_PREC_FP4 || !a || !a->vendor)
+        return p;
+    for (size_t i = 0; i < sizeof fp4_alias / sizeof *fp4_alias; i++)
+        if (!strcasecmp (fp4_alias[i].vendor, a->vendor))
+            return fp4_alias[i].p;
+    return p;
+}
+
 const struct gp_host_link *gp_host_link_for (const char *accel_id)
 {
     if (!accel_id)
@@ -93,7 +121,7 @@ int gp_precision_parse (const char *s)
         return -1;
     if (!strcasecmp (s, "fp8-cs") || !strcasecmp (s, "fp8-current"))
         return GP_PREC_FP8;
-    for (int p = GP_PREC_BF16; p <= GP_PREC_FP8_DELAYED; p++)
+    for (int p = GP_PREC_BF16; p <= GP_PREC_INT8; p++)
         if (!strcasecmp (s, gp_precision_str ((enum gp_precision)p)))
             return p;
     return -1;
@@ -113,8 +141,8 @@ static double peak_of (const struct gp_accel *a, const char *col)
 void gp__prec_hw (const struct gp_accel *a, enum gp_precision p,
                   struct gp_train_hw *hw)
 {
-    const struct gp_train_prec *r =
-        gp_train_prec_for (p, a->gen ? a->gen->id : NULL);
+    const struct gp_train_prec *r = gp_train_prec_for (
+        gp_train_prec_resolve (p, a), a->gen ? a->gen->id : NULL);
     if (r && p != GP_PREC_BF16 && p != GP_PREC_FP16) {
         double peak = peak_of (a, r->peak);
         if (peak > 0) {

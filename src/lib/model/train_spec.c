@@ -13,7 +13,8 @@
 #include "gpuplan/train_spec.h"
 
 static const char *const prec_names[] = {
-    "bf16", "fp16", "fp8", "mxfp8", "nvfp4", "fp8-delayed", NULL};
+    "bf16", "fp16", "fp8", "mxfp8", "nvfp4", "fp8-delayed", "fp4", "mxfp4",
+    "int8", NULL};
 static const char *const fw_names[] = {"megatron", "fsdp", NULL};
 static const char *const opt_names[] = {"fp32", "bf16", NULL};
 static const char *const sched_names[] = {"1f1b", "a2a-overlap", "dualpipe",
