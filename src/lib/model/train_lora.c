@@ -250,5 +250,7 @@ int gp__lora_request (const struct gp_train_request *rq,
                              "precision for frozen weights (bf16 or fp8)",
                              gp_precision_str (rq->base_precision));
     job->base_bytes = rq->base_precision == GP_PREC_FP8 ? 1 : 2;
-    return gp_train_lora_check (m, job, err);
+    gp_error_t e = {0};
+    int rc = gp_train_lora_check (m, job, &e);
+    return rc ? gp_errprintf (err, rc, "train: %s", e.text) : 0;
 }
