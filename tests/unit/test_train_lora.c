@@ -21,6 +21,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/train.h"
+#include "model/train_private.h"
 
 /* library-private (train_time.c): one GEMM's time as the model takes it */
 double gp__train_gemm_s (const struct gp_train_hw *hw, double M, double N,
@@ -371,6 +372,45 @@ static void test_plan_request (void **state)
     gp_catalog_destroy (cat);
 }
 
+/* The layout search skips a layout whose lower bound on the step time
+ * (gp__train_step_bound, proof in train_time.c) exceeds what it keeps:
+ * the bound must hold for LoRA jobs too, on every layout tried here
+ * (TP, PP, virtual stages, micro-batch, recomputation, sharding).
+ */
+static void test_search_bound (void **state)
+{
+    (void)state;
+    struct gp_train_model m;
+    llama2_7b (&m);
+    struct gp_train_hw hw;
+    hw_h100_prec (&hw, GP_PREC_BF16);
+    struct gp_train_job j;
+    lora_job (&j, GP_LORA_ALL);
+    j.global_batch = 64;
+    int n = 0;
+    for (int tp = 1; tp <= 8; tp *= 2)
+        for (int pp = 1; pp <= 4; pp *= 2)
+            for (int vpp = 1; vpp <= 2; vpp++)
+                for (int mb = 1; mb <= 2; mb++)
+                    for (int rc = 0; rc < 3; rc++)
+                        for (int sh = 0; sh < 5; sh++) {
+                            struct gp_layout l = {
+                                .tp = tp, .pp = pp, .dp = 64 / (tp * pp),
+                                .cp = 1, .ep = 1, .vpp = vpp,
+                                .micro_batch = mb, .seq_par = tp > 1,
+                                .recompute = rc, .sharding = sh};
+                            struct gp_train_result r;
+                            if (gp_train_eval (&m, &j, &hw, &l, &r, NULL))
+                                continue;
+                            double b = gp__train_step_bound (&m, &j, &hw,
+                                                             &l);
+                            assert_true (b <= r.time.step_s);
+                            assert_true (b > 0.3 * r.time.step_s);
+                            n++;
+                        }
+    assert_true (n > 200);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +423,7 @@ int main (void)
         cmocka_unit_test (test_full_unchanged),
         cmocka_unit_test (test_bad_input),
         cmocka_unit_test (test_plan_request),
+        cmocka_unit_test (test_search_bound),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
