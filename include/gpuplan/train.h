@@ -324,8 +324,9 @@ void gp_train_hw_from_accel (const struct gp_accel *a,
                              enum gp_precision precision,
                              struct gp_train_hw *hw);
 
-/* Check a layout against model, job and GPU count (divisibility).
- * Returns 0 or GP_EINVAL with the reason in 'err'.
+/* Check a layout against model, job and GPU count (divisibility), and a
+ * LoRA job's fields (gp_train_lora_check).  Returns 0 or GP_EINVAL with
+ * the reason in 'err'.
  */
 int gp_train_check (const struct gp_train_model *m,
                     const struct gp_train_job *job,

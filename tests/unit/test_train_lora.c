@@ -336,6 +336,13 @@ static void test_bad_input (void **state)
     gp_error_t err = {0};
     gp_train_lora_check (&moe, &j, &err);
     assert_non_null (strstr (err.text, "not yet supported"));
+    /* the layout check refuses it too: no layout is evaluated */
+    struct gp_layout l = {.tp = 1, .pp = 1, .dp = 1, .cp = 1, .ep = 1,
+                          .vpp = 1, .micro_batch = 1};
+    j.global_batch = 8;
+    err.text[0] = 0;
+    assert_int_equal (gp_train_check (&moe, &j, &l, &err), GP_EINVAL);
+    assert_non_null (strstr (err.text, "finetune"));
 }
 
 /* The plan call: LoRA fields without finetune lora, and a negative rank,
