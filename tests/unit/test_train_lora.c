@@ -211,6 +211,17 @@ static void test_gemm_time (void **state)
     near (r.time.gemm_s - 2.0 / 3.0 * f.time.gemm_s, 3 * 8 * 32 * ad, 1e-9);
     assert_true (r.time.step_s < f.time.step_s);
     assert_true (r.time.step_s > 0.5 * f.time.step_s);
+    /* an FP8 job: the frozen GEMMs at FP8, the adapters still in 16 bit
+     * (Megatron's adapter is no Transformer Engine module): the same
+     * adapter time as above
+     */
+    struct gp_train_hw h8;
+    hw_h100_prec (&h8, GP_PREC_FP8);
+    j.precision = full.precision = GP_PREC_FP8;
+    gp_error_t err = {0};
+    assert_int_equal (gp_train_eval (&m, &j, &h8, &l, &r, &err), 0);
+    assert_int_equal (gp_train_eval (&m, &full, &h8, &l, &f, &err), 0);
+    near (r.time.gemm_s - 2.0 / 3.0 * f.time.gemm_s, 3 * 8 * 32 * ad, 1e-9);
 }
 
 /* Data parallelism reduces the adapter gradients only (16.8 M x 2 B

@@ -125,6 +125,16 @@ void gp__lora_gemm (const struct gp_train_model *m,
                     const struct gp_train_hw *hw, const struct gp_layout *l,
                     double T, double *gemm_f, double *gemm_b)
 {
+    /* the adapters run in 16 bit: Megatron's ParallelLinearAdapter is
+     * not a Transformer Engine module, so FP8 autocast leaves it alone
+     * (no FP8 peak, no input cast)
+     */
+    struct gp_train_hw h16 = *hw;
+    if (h16.peak_bf16_flops > 0)
+        h16.peak_flops = h16.peak_bf16_flops;
+    h16.fp8 = 0;
+    h16.prec_gemm_eff = 0;
+    hw = &h16;
     double t = l->tp, r = job->lora_rank, h = m->hidden;
     double qd = (double)m->heads * m->head_dim;
     double kv = (double)m->kv_heads * m->head_dim;
