@@ -60,6 +60,22 @@ enum gp_recompute {
     GP_RECOMP_FULL,      /* whole layer; only the layer input is kept */
 };
 
+/* What a run trains (docs/model/training.md, "LoRA fine-tuning"). */
+enum gp_finetune {
+    GP_FT_FULL, /* every weight trained (pre-training, full fine-tuning) */
+    GP_FT_LORA, /* low-rank adapters on frozen weights (Hu et al. 2021) */
+};
+
+/* The linear layers that carry LoRA adapters. */
+enum gp_lora_targets {
+    GP_LORA_ATTN, /* query, key, value and output projections (default;
+                   * the MLPerf llama2_70b_lora recipe) */
+    GP_LORA_MLP,  /* the MLP's up (and gate) and down projections */
+    GP_LORA_ALL,  /* every linear layer of the blocks (QLoRA) */
+};
+
+#define GP_LORA_RANK_DEFAULT 16 /* the MLPerf llama2_70b_lora rank */
+
 /* Pipeline schedule and what it overlaps with compute (MoE all-to-all). */
 enum gp_schedule {
     GP_SCHED_1F1B,        /* 1F1B (interleaved when vpp > 1); EP all-to-all
@@ -133,7 +149,14 @@ struct gp_train_job {
                                * copies straight over the NIC.  0 (the
                                * default): DeepEP/HybridEP ('flex'): one
                                * copy per token and destination GPU, one
-                               * per remote node over the NIC */
+                               * per remote node over the NIC */    /* Fine-tuning (docs/model/training.md, "LoRA fine-tuning"); all 0
+     * = full training, every weight trained (the default).
+     */
+    int finetune;             /* enum gp_finetune */
+    int lora_rank;            /* GP_FT_LORA: adapter rank r (>= 1) */
+    int lora_targets;         /* GP_FT_LORA: enum gp_lora_targets */
+    double base_bytes;        /* GP_FT_LORA: bytes per frozen weight (2:
+                               * bf16, 1: fp8; 0 = 2) */
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */
@@ -308,8 +331,9 @@ void gp_train_hw_from_accel (const struct gp_accel *a,
                              enum gp_precision precision,
                              struct gp_train_hw *hw);
 
-/* Check a layout against model, job and GPU count (divisibility).
- * Returns 0 or GP_EINVAL with the reason in 'err'.
+/* Check a layout against model, job and GPU count (divisibility), and a
+ * LoRA job's fields (gp_train_lora_check).  Returns 0 or GP_EINVAL with
+ * the reason in 'err'.
  */
 int gp_train_check (const struct gp_train_model *m,
                     const struct gp_train_job *job,
@@ -605,6 +629,41 @@ const char *gp_sharding_str (enum gp_sharding s);
 const char *gp_recompute_str (enum gp_recompute r);
 const char *gp_precision_str (enum gp_precision p);
 
+/* ------------------------- LoRA fine-tuning ---------------------------
+ * train_lora.c; docs/model/training.md, "LoRA fine-tuning".
+ */
+
+/* Adapter parameters of the whole model for rank 'rank' on 'targets'
+ * (enum gp_lora_targets): r * (d_in + d_out) per adapted linear layer,
+ * summed over the layers.  Elements; 0 for a bad rank or targets.
+ */
+double gp_train_lora_params (const struct gp_train_model *m, int rank,
+                             int targets);
+
+/* Model FLOPs per token of a LoRA job: 4N (forward + activation
+ * gradients of the frozen weights) + 6 x adapter parameters + the
+ * attention core (forward and backward), the FLOPs actually executed
+ * without recomputation.  'job' must have finetune GP_FT_LORA.
+ */
+double gp_train_lora_flops_per_token (const struct gp_train_model *m,
+                                      const struct gp_train_job *job,
+                                      double seq_len);
+
+/* Check the fine-tuning fields of 'job' against 'm': rank >= 1, known
+ * targets, base bytes 1 or 2; LoRA on MoE, MLA or hybrid Mamba models
+ * is GP_EINVAL "not yet supported" naming the field.  Returns 0 (also
+ * for full training).
+ */
+int gp_train_lora_check (const struct gp_train_model *m,
+                         const struct gp_train_job *job, gp_error_t *err);
+
+/* Names: "full"/"lora"; "attention"/"mlp"/"all-linear" ("?" when out of
+ * range; static).  Parse: the enum value, or -1 when unknown.
+ */
+const char *gp_finetune_str (int f);
+const char *gp_lora_targets_str (int t);
+int gp_lora_targets_parse (const char *s);
+
 /* One row of data/catalog/precisions.csv (docs/model/training.md,
  * "Precision"): the mechanism terms of a training precision on a GPU
  * generation.  Static data; strings are static.
@@ -727,7 +786,13 @@ struct gp_train_request {
                                               NULL = the registry's */
     int tp_comm_overlap;        /* 1: TP collectives pipelined with the
                                    GEMMs (gp_train_job.tp_comm_overlap);
-                                   -1 or 0 = exposed (the default) */
+                                   -1 or 0 = exposed (the default) */    /* Fine-tuning (docs/model/training.md, "LoRA fine-tuning"):
+     * finetune enum gp_finetune, -1 = full; lora_rank 0 = 16 (only with
+     * lora); lora_targets enum gp_lora_targets, -1 = attention;
+     * base_precision the frozen weights' storage, GP_PREC_BF16 or
+     * GP_PREC_FP8, -1 = bf16.
+     */
+    int finetune, lora_rank, lora_targets, base_precision;
 };
 
 /* Fill 'rq' with "nothing given": zeros, NULLs and -1 for the enums. */

@@ -41,13 +41,15 @@ struct gp_train_spec {
     /* hardware overrides */
     int gpus_per_node, scale_up_domain;
     double nic_bw, nic_latency, oversubscription;
+    /* fine-tuning (docs/formats/train.md, "LoRA fine-tuning") */
+    int finetune, lora_rank, lora_targets, base_precision;
 };
 
 /* The keys of a train spec, GP_TRAIN_SPEC_N_FIELDS of them then a NULL
  * key: types, ranges and enum choices for gp_doc_unpack() and for the
  * command's flags.
  */
-#define GP_TRAIN_SPEC_N_FIELDS 31
+#define GP_TRAIN_SPEC_N_FIELDS 35
 extern const struct gp_field gp_train_spec_fields[];
 
 /* Set every value of 't' to unset. */

@@ -146,10 +146,11 @@ static void test_eval_column (void **state)
 }
 
 /* The 'method' column: a LoRA run (adapters on frozen weights) is
- * reported unsupported with the reason instead of being predicted as a
- * pre-training run (before, the column was ignored and the row got a
- * full-training answer); 'pretrain' or blank is modelled; anything else
- * is an unknown method.
+ * modelled as LoRA fine-tuning (docs/model/training.md, "LoRA
+ * fine-tuning"): no weight-gradient GEMMs, so the same tokens train in
+ * less time than the pre-training row (before, LoRA rows were reported
+ * unsupported); 'pretrain' or blank is modelled; anything else is an
+ * unknown method.
  */
 static void test_method_column (void **state)
 {
@@ -162,10 +163,14 @@ static void test_method_column (void **state)
         SMALL ("m-odd", "campaign", "H100-SXM")
         "3e9,,,,,,,time_to_train_min,10,,,dpo\n", 0);
     const struct gp_val_row *l = row (v, "m-lora");
-    assert_false (l->ok);
-    assert_true (l->predicted == 0);
-    assert_non_null (strstr (l->reason, "LoRA"));
+    assert_true (l->ok);
     assert_true (row (v, "m-pre")->ok);
+    /* the GEMMs drop from 3 to 2 passes (4N + adapters vs 6N per
+     * token); attention, memory-bound work and logits stay: between 2/3
+     * and all of the pre-training time
+     */
+    assert_true (l->predicted < row (v, "m-pre")->predicted);
+    assert_true (l->predicted > 0.6 * row (v, "m-pre")->predicted);
     assert_false (row (v, "m-odd")->ok);
     assert_non_null (strstr (row (v, "m-odd")->reason, "unknown method"));
     gp_validation_destroy (v);
@@ -217,12 +222,12 @@ static void test_loso_campaign_only (void **state)
 }
 
 /* validation/training/mlperf-published.csv: every row reported; the
- * LoRA rows (MI300X, MI325X) are unsupported with the reason; the
+ * LoRA rows (MI300X, MI325X) are modelled (LoRA fine-tuning); the
  * CDNA4 rows (MI350X, MI355X), the FP4 rows (B200, GB200: NVFP4) and the
- * INT8 TPU v5p row are predicted (held out: added after the model was
- * set, validation/training/SOURCE.md); the modelled rows carry their
- * evaluation tokens; the GPT-3 family is held out against the Llama 3.1
- * 405B family (both Hopper).
+ * INT8 TPU v5p row are predicted; all of these are held out (added after
+ * the model was set, validation/training/SOURCE.md); the modelled rows
+ * carry their evaluation tokens; the GPT-3 family is held out against
+ * the Llama 3.1 405B family (both Hopper).
  */
 static void test_mlperf_published (void **state)
 {
@@ -233,8 +238,15 @@ static void test_mlperf_published (void **state)
     for (size_t i = 0; i < v->n_rows; i++)
         assert_int_equal (v->rows[i].measure, GP_MEAS_TIME_TO_TRAIN_MIN);
     assert_true (row (v, "mlpv40tpu-v5p512")->ok);
-    assert_non_null (strstr (row (v, "mlpv51lora-mi325x")->reason, "LoRA"));
-    assert_non_null (strstr (row (v, "mlpv51lora-mi300x")->reason, "LoRA"));
+    /* LoRA rows (held out: validation/training/SOURCE.md) are modelled,
+     * with their evaluations: 5 and 7 x 173 samples x 8,192 tokens
+     */
+    assert_true (row (v, "mlpv51lora-mi325x")->ok);
+    assert_true (row (v, "mlpv51lora-mi300x")->ok);
+    near (row (v, "mlpv51lora-mi325x")->eval_tokens, 5.0 * 173 * 8192,
+          1e-12);
+    near (row (v, "mlpv51lora-mi300x")->eval_tokens, 7.0 * 173 * 8192,
+          1e-12);
     assert_true (row (v, "mlpv51l8b-mi355x")->ok);
     assert_true (row (v, "mlpv51l8b-mi350x")->ok);
     assert_true (row (v, "mlpv51l8b-b200fp4")->ok);
@@ -246,9 +258,11 @@ static void test_mlperf_published (void **state)
     const struct gp_val_row *l = row (v, "mlpv50l405-h100n512");
     assert_true (l->ok);
     assert_non_null (strstr (l->layout, "tp8 pp8 dp4 cp2"));
-    assert_int_equal (v->all.n_ok, 8);
-    /* docs/model/training.md, "MLPerf Training validation": 8.9 % */
-    assert_true (v->all.median_abs_rel_err <= 0.15);
+    assert_int_equal (v->all.n_ok, 10);
+    /* docs/model/training.md, "MLPerf Training validation": 9.3 % with
+     * the held-out LoRA, CDNA4, FP4 and INT8 rows
+     */
+    assert_true (v->all.median_abs_rel_err <= 0.10);
     assert_true (v->fit[family (v, "mlpv40gpt3")].loso_refit > 0);
     assert_true (v->fit[family (v, "mlpv50l405")].loso_refit > 0);
     gp_validation_destroy (v);

@@ -15,6 +15,7 @@
 
 #include "gpuplan/defaults.h"
 #include "gpuplan/train.h"
+#include "train_lora.h"
 #include "train_private.h"
 
 const char *gp_sharding_str (enum gp_sharding s)
@@ -251,6 +252,9 @@ int gp_train_check (const struct gp_train_model *m,
         return gp_errprintf (err, GP_EINVAL, "layout degrees must be >= 1");
     if (m->ssm_layers > 0 && gp__ssm_check (m, l, err) != 0)
         return GP_EINVAL;
+    /* LoRA: the fine-tuning fields and the models it supports */
+    if (gp__lora_on (job) && gp_train_lora_check (m, job, err) != 0)
+        return GP_EINVAL;
     if (m->heads % l->tp)
         return gp_errprintf (err, GP_EINVAL, "tp %d does not divide %d heads",
                              l->tp, m->heads);
@@ -481,6 +485,9 @@ void gp_train_memory (const struct gp_train_model *m,
     o->optim = job->optim_bytes
                * (P / (sh >= GP_SHARD_ZERO1 ? shard : 1)
                   + PX / (sh >= GP_SHARD_ZERO1 ? shard_x : 1));
+    /* LoRA: frozen weights, adapters (train_lora.c) */
+    if (gp__lora_on (job))
+        gp__lora_memory (m, job, l, P, o);
 
     double a_layer = gp_train_act_layer_bytes (m, l, job->seq_len,
                                                job->flash_attn);
@@ -519,7 +526,7 @@ void gp_train_memory (const struct gp_train_model *m,
         double live = lp > 1e9 ? lp : 1e9;
         if (live > 2 * lp)
             live = 2 * lp;
-        o->buffers += job->weight_bytes * live;
+        o->buffers += gp__lora_frozen_bytes (job) * live;
     }
     o->buffers += 2.0 * tok * m->hidden * 2;
     double sub = o->weights + o->grads + o->optim + o->activations
@@ -624,6 +631,8 @@ void gp_train_reliability_with (const struct gp_train_model *m,
             ? rp->fail_per_gpu_hour
             : gp_default (d, GP_DEF_RELIABILITY_FAIL_PER_GPU_HOUR);
     ri.ckpt_bytes = m->total_params * (job->weight_bytes + job->optim_bytes);
+    if (gp__lora_on (job)) /* the adapters only (train_lora.c) */
+        ri.ckpt_bytes = gp__lora_ckpt_bytes (m, job);
     /* Checkpoint storage bandwidth per node and restart time from the
      * defaults registry (docs/model/defaults.md) unless overridden.
      */

@@ -15,6 +15,7 @@
 #include "gpuplan/defaults.h"
 #include "gpuplan/price.h"
 #include "gpuplan/train.h"
+#include "train_lora.h"
 #include "train_private.h"
 
 void gp_train_request_init (struct gp_train_request *rq)
@@ -26,6 +27,7 @@ void gp_train_request_init (struct gp_train_request *rq)
     rq->framework = GP_FW_ANY;
     rq->pp_schedule = -1;
     rq->sharp = -1;
+    rq->finetune = rq->lora_targets = rq->base_precision = -1;
 }
 
 /* Apply the explicit dimensions and complete the derived fields. */
@@ -433,6 +435,8 @@ int gp_train_plan (const struct gp_catalog *cat,
         || (rc = accel_list (cat, rq, list, sizeof list, &gpn, &nic, err)))
         goto fail;
     build_job (rq, &r->job);
+    if ((rc = gp__lora_request (rq, &r->model, &r->job, err)))
+        goto fail; /* LoRA fine-tuning fields (train_lora.c) */
     build_fix (rq, &fix);
     r->target_days = rq->days;
     r->fixed_gpus = rq->gpus > 0 ? rq->gpus : 0;

@@ -21,6 +21,15 @@ static const char *const sched_names[] = {"1f1b", "a2a-overlap", "dualpipe",
                                           NULL};
 static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 static const char *const sharp_names[] = {"off", "on", NULL};
+/* LoRA fine-tuning (docs/model/training.md, "LoRA fine-tuning"): the
+ * orders are enum gp_finetune, enum gp_lora_targets and, for
+ * base_precision, enum gp_precision's first values up to fp8 (fp16 is not
+ * a storage precision of frozen weights: gp__lora_request rejects it)
+ */
+static const char *const finetune_names[] = {"full", "lora", NULL};
+static const char *const lora_target_names[] = {"attention", "mlp",
+                                                "all-linear", NULL};
+static const char *const base_prec_names[] = {"bf16", "fp16", "fp8", NULL};
 
 #define F_(key, type, member, q, lo, hi, ch)                                  \
     {key, type, offsetof (struct gp_train_spec, member),                              \
@@ -63,6 +72,11 @@ const struct gp_field gp_train_spec_fields[] = {
     F_ ("oversubscription", GP_F_DOUBLE, oversubscription, 0, 1, 64, NULL),
     F_ ("sharp", GP_F_ENUM, sharp, 0, 0, 0, sharp_names),
     F_ ("ib_switch", GP_F_STRING, ib_switch, 0, 0, 0, NULL),
+    F_ ("finetune", GP_F_ENUM, finetune, 0, 0, 0, finetune_names),
+    F_ ("lora_rank", GP_F_INT, lora_rank, 0, 1, 65536, NULL),
+    F_ ("lora_targets", GP_F_ENUM, lora_targets, 0, 0, 0, lora_target_names),
+    F_ ("base_precision", GP_F_ENUM, base_precision, 0, 0, 0,
+        base_prec_names),
     {NULL, 0, 0, 0, 0, 0, NULL, 0, 0},
 };
 #undef F_
@@ -93,6 +107,16 @@ void gp_train_spec_merge (struct gp_train_spec *sp,
         if (set)
             memcpy (dst, src, f->size);
     }
+}
+
+/* The fine-tuning keys of 'sp' into 'rq' (train_lora.c). */
+static void spec_lora (const struct gp_train_spec *sp,
+                       struct gp_train_request *rq)
+{
+    rq->finetune = sp->finetune;
+    rq->lora_rank = sp->lora_rank;
+    rq->lora_targets = sp->lora_targets;
+    rq->base_precision = sp->base_precision;
 }
 
 /* The request the merged spec and flags describe ('rq' borrows 'sp'). */
@@ -127,6 +151,7 @@ void gp_train_spec_request (const struct gp_train_spec *sp,
     rq->nic_latency = sp->nic_latency;
     rq->oversubscription = sp->oversubscription;
     rq->sharp = sp->sharp, rq->ib_switch = sp->ib_switch;
+    spec_lora (sp, rq);
 }
 
 int gp_train_spec_from_doc (const struct gp_doc *doc,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpuplan/train.h"
+#include "train_lora.h"
 #include "train_private.h"
 
 /* Time of one GEMM (M x N x K) on 'hw': compute at a shape-dependent
@@ -434,6 +435,8 @@ struct layer_mb {
     double fwd, bwd, recomp;
     double ep_mb, ep_hid, layer_mb;
     double host;                /* MoE host time (train_moe.c) */
+    double gemm_b;              /* GEMMs backward (2 gemm_f; LoRA:
+                                 * train_lora.c) */
     double wacc;                /* MoE wgrad fp32 accumulation (train_moe.c) */
 };
 
@@ -521,10 +524,16 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
         x->gemm_f = gemm_f, x->attn_f = attn_f, x->attn_b = attn_b;
         x->mem_f = mem_f;
     }
+    double gemm_b = 2.0 * gemm_f;
+    if (gp__lora_on (job)) { /* frozen weights, adapters (train_lora.c) */
+        gp__lora_gemm (m, job, hw, l, T, &gemm_f, &gemm_b);
+        x->gemm_f = gemm_f;
+    }
+    x->gemm_b = gemm_b;
     x->tp_f = tp_f;
     x->cp_f = cp_f;
     double fwd = gemm_f + attn_f + mem_f + tp_f + cp_f;
-    double bwd = 2.0 * gemm_f + attn_b + 2.0 * mem_f + tp_f + 2 * cp_f;
+    double bwd = gemm_b + attn_b + 2.0 * mem_f + tp_f + 2 * cp_f;
     double recomp = recompute_s (cx, fwd, attn_f);
     /* EP all-to-all per layer and micro-batch (forward, backward and the
      * recomputed forward) and the share hidden under compute: the
@@ -588,6 +597,8 @@ static double logits_mb (const struct tctx *cx)
     double logit_f = gemm_s (hw, T, V / t, h)
                      + 3.0 * T * V / t * 4 / (hw->mem_bw * e->hbm);
     double logit_mb = 3.0 * logit_f;
+    if (gp__lora_on (job)) /* frozen output layer: no weight gradient */
+        logit_mb -= gemm_s (hw, T, V / t, h);
     return logit_mb;
 }
 
@@ -758,6 +769,34 @@ static double optimizer_s (const struct tctx *cx, double P, double PX,
     return optim;
 }
 
+/* LoRA (train_lora.c; docs/model/training.md, "LoRA fine-tuning"): DP
+ * reduces the adapter gradients only and Adam updates the adapters only;
+ * ZeRO-3/FSDP still gather the frozen weights 'P' (at base precision)
+ * with the adapters.  The full-training formulas with the adapters as the
+ * trained parameters; for ZeRO-3/FSDP the gathered bytes per parameter of
+ * P are the frozen and adapter bytes over P, the reduced ones the adapter
+ * gradients over P (gather_s is linear in bytes).
+ */
+static void lora_dp_optim (const struct tctx *cx, const struct layer_mb *x,
+                           double P, double *dp_out, double *optim_out)
+{
+    const struct gp_train_job *job = cx->job;
+    double Pa = gp__lora_stage_params (cx->m, job, cx->l);
+    struct gp_train_job j = *job;
+    struct tctx c = *cx;
+    c.job = &j;
+    int sh = cx->l->sharding;
+    if ((sh == GP_SHARD_ZERO3 || sh == GP_SHARD_FSDP) && P > 0) {
+        double gb = job->grad_bytes > 2 ? 2 : job->grad_bytes;
+        j.weight_bytes = (gp__lora_frozen_bytes (job) * P
+                          + job->weight_bytes * Pa) / P;
+        j.grad_bytes = gb * Pa / P;
+        *dp_out = dp_exposed_s (&c, x, P, 0, 1);
+    } else
+        *dp_out = dp_exposed_s (cx, x, Pa, 0, 1);
+    *optim_out = optimizer_s (cx, Pa, 0, 1);
+}
+
 /* ------------------------------- rates -------------------------------- */
 
 /* Tokens/s, model and hardware FLOPs per token, MFU and HFU of a step of
@@ -778,6 +817,9 @@ static void rates (const struct tctx *cx, struct gp_train_time *o)
         o->hw_flops_per_token += o->model_flops_per_token / 3.0;
     else if (rec == GP_RECOMP_SELECTIVE)
         o->hw_flops_per_token += attn_fpt / 3.0;
+    if (gp__lora_on (job)) /* executed FLOPs of LoRA (train_lora.c) */
+        gp__lora_rates (m, job, s, rec, &o->model_flops_per_token,
+                        &o->hw_flops_per_token);
     o->model_flops_per_gpu = o->model_flops_per_token
                              * o->tokens_per_s_per_gpu;
     if (hw->peak_flops > 0) {
@@ -812,9 +854,14 @@ void gp_train_time (const struct gp_train_model *m,
     stage_params (&cx, &P, &PX, &ndx);
     double dp_exposed = dp_exposed_s (&cx, &x, P, PX, ndx);
     double optim = optimizer_s (&cx, P, PX, ndx);
+    if (gp__lora_on (job))
+        lora_dp_optim (&cx, &x, P, &dp_exposed, &optim);
     o->gemm_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * gemm_f
                 + (rec == GP_RECOMP_SELECTIVE && m->mla ? nmb * Ls * recomp
                                                         : 0);
+    if (gp__lora_on (job)) /* LoRA backward (train_lora.c) */
+        o->gemm_s = nmb * Ls * (x.gemm_b + (1.0 + (rec == GP_RECOMP_FULL))
+                                               * gemm_f);
     o->gemm_s += nmb * Ls * x.wacc; /* MoE wgrad accumulation */
     o->attn_s = nmb * Ls * (attn_f + attn_b
                             + (rec != GP_RECOMP_NONE ? attn_f : 0));

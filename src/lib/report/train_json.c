@@ -264,6 +264,26 @@ static json_t *accel_json (const struct gp_train_plan_result *r,
     return lists_json (p, o);
 }
 
+/* The fine-tuning object of a LoRA plan (docs/formats/train.md). */
+static json_t *lora_json (const struct gp_train_plan_result *r)
+{
+    const struct gp_train_job *job = &r->job;
+    json_t *j = json_object ();
+    json_object_set_new (j, "method", json_string ("lora"));
+    json_object_set_new (j, "lora_rank", json_integer (job->lora_rank));
+    json_object_set_new (j, "lora_targets",
+                         json_string (gp_lora_targets_str (job->lora_targets)));
+    json_object_set_new (j, "base_precision",
+                         json_string (job->base_bytes == 1 ? "fp8" : "bf16"));
+    json_object_set_new (j, "adapter_params",
+                         json_real (gp_train_lora_params (
+                             &r->model, job->lora_rank, job->lora_targets)));
+    json_object_set_new (j, "flop_convention",
+                         json_string ("executed: 4N + 6 x adapter params + "
+                                      "attention"));
+    return j;
+}
+
 json_t *gp_report_train_json (const struct gp_train_plan_result *r)
 {
     json_t *root = json_object ();
@@ -279,6 +299,8 @@ json_t *gp_report_train_json (const struct gp_train_plan_result *r)
     json_object_set_new (root, "precision",
                          json_string (gp_precision_str (r->job.precision)));
     json_object_set_new (root, "target_days", known (r->target_days));
+    if (r->job.finetune == GP_FT_LORA)
+        json_object_set_new (root, "finetune", lora_json (r));
     json_t *res = json_array ();
     for (size_t i = 0; i < r->n_accels; i++)
         json_array_append_new (res, accel_json (r, &r->accels[i]));

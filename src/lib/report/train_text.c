@@ -20,6 +20,13 @@ static void header (struct rbuf *b, const struct gp_train_plan_result *r)
                     "sequences, %s",
                  r->arch.id, r->model.total_params / 1e9, job->seq_len,
                  job->global_batch, gp_precision_str (job->precision));
+    if (job->finetune == GP_FT_LORA) /* docs/model/training.md */
+        gp_rb_printf (b, ", LoRA rank %d on %s (%.3g M adapter params), "
+                         "frozen weights %s",
+                      job->lora_rank, gp_lora_targets_str (job->lora_targets),
+                      gp_train_lora_params (&r->model, job->lora_rank,
+                                            job->lora_targets) / 1e6,
+                      job->base_bytes == 1 ? "fp8" : "bf16");
     if (job->tokens > 0)
         gp_rb_printf (b, ", %.3g tokens", job->tokens);
     if (r->target_days > 0)

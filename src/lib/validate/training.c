@@ -29,7 +29,9 @@ enum {
     C_MEASURE, C_MVALUE, C_FLOPCONV,
     C_TPOVL, /* optional: tp_comm_overlap (0/1) */
     C_EVAL, C_METHOD,
-    C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_DISP, C_N
+    C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_DISP,
+    C_FT, C_LRANK, /* optional: finetune, lora_rank (row_lora) */
+    C_N
 };
 
 static const char *const col_names[C_N] = {
@@ -42,6 +44,7 @@ static const char *const col_names[C_N] = {
     "measured_value", "flop_convention",
     "tp_comm_overlap", "eval_tokens", "method",
     "moe_imbalance", "moe_shared_overlap", "cuda_graphs", "moe_dispatcher",
+    "finetune", "lora_rank",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -50,7 +53,8 @@ static int optional_col (int i)
     return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
            || i == C_MVALUE || i == C_FLOPCONV || i == C_TPOVL
            || i == C_EVAL || i == C_METHOD || i == C_MOE_IMB
-           || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP;
+           || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP
+           || i == C_FT || i == C_LRANK;
 }
 
 struct vrow {
@@ -359,6 +363,43 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
     return row_job_moe (r, job, o);
 }
 
+/* What the row trains (docs/formats/train.md): finetune 'lora' (or
+ * method 'lora') makes it a LoRA job of rank lora_rank (blank = 16) on the
+ * attention projections, with the frozen weights in FP8 when the row's
+ * precision is an FP8 one (the MLPerf LoRA NeMo recipe ties fp8_params to
+ * fp8) and bf16 otherwise; docs/model/training.md, "LoRA fine-tuning".
+ */
+static int row_lora (const struct vrow *r, const struct gp_train_model *m,
+                     struct gp_train_job *job, struct gp_val_row *o)
+{
+    const char *ft = r->f[C_FT];
+    int lora = !strcasecmp (r->f[C_METHOD], "lora");
+    if (ft[0] && strcasecmp (ft, "lora") && strcasecmp (ft, "full"))
+        return unsup (o, "unknown finetune '%s' (full or lora)", ft);
+    if (ft[0] && !strcasecmp (ft, "full") && lora)
+        return unsup (o, "finetune full contradicts method lora%s", "");
+    lora |= !strcasecmp (ft, "lora");
+    double v;
+    int k = num (r->f[C_LRANK], &v);
+    if (k < 0 || (k == 1 && (v < 1 || v > 65536 || v != floor (v))))
+        return unsup (o, "bad lora_rank '%s' (an integer >= 1)",
+                      r->f[C_LRANK]);
+    if (!lora)
+        return k == 1 ? unsup (o, "lora_rank needs finetune lora%s", "")
+                      : 0;
+    job->finetune = GP_FT_LORA;
+    job->lora_rank = k == 1 ? (int)v : GP_LORA_RANK_DEFAULT;
+    job->lora_targets = GP_LORA_ATTN;
+    job->base_bytes = job->precision == GP_PREC_FP8
+                              || job->precision >= GP_PREC_MXFP8
+                          ? 1
+                          : 2;
+    gp_error_t e = {0};
+    if (gp_train_lora_check (m, job, &e))
+        return unsup (o, "%s", e.text);
+    return 0;
+}
+
 /* The row's fixed layout fields; blank ones stay free. */
 static int row_fix (const struct vrow *r, struct gp_search_fix *fix,
                     struct gp_val_row *o)
@@ -551,15 +592,11 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     enum gp_flop_convention conv = GP_FLOPS_6N;
     if (row_measure (r, o, &conv))
         return;
-    /* what the run trains: the model covers pre-training (every weight
-     * trained); a LoRA run trains adapters on frozen weights
+    /* what the run trains: every weight (pretrain) or LoRA adapters on
+     * frozen weights (row_lora)
      */
-    if (!strcasecmp (r->f[C_METHOD], "lora")) {
-        unsup (o, "LoRA fine-tuning is not modelled (frozen base weights: "
-                  "no weight gradients or optimizer states for them)%s", "");
-        return;
-    }
-    if (r->f[C_METHOD][0] && strcasecmp (r->f[C_METHOD], "pretrain")) {
+    if (r->f[C_METHOD][0] && strcasecmp (r->f[C_METHOD], "pretrain")
+        && strcasecmp (r->f[C_METHOD], "lora")) {
         unsup (o, "unknown method '%s' (pretrain or lora)", r->f[C_METHOD]);
         return;
     }
@@ -576,7 +613,8 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     struct gp_train_job job;
     struct gp_train_hw hw;
     struct gp_search_fix fix;
-    if (row_job (r, &job, o) || row_hw (r, cat, rq, &job, &hw, o)
+    if (row_job (r, &job, o) || row_lora (r, &m, &job, o)
+        || row_hw (r, cat, rq, &job, &hw, o)
         || row_fix (r, &fix, o))
         return;
     o->unfused_attn = !job.flash_attn;
