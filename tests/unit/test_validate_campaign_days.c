@@ -166,7 +166,8 @@ static void test_row_days (void **state)
 }
 
 /* What stays unsupported: a row that measures its own duration, a bad
- * 'days', a throughput row; a row with num_gpus keeps it.
+ * 'days', a throughput row, a row with both num_gpus and days; a row with
+ * num_gpus keeps it.
  */
 static void test_not_sized (void **state)
 {
@@ -177,7 +178,9 @@ static void test_not_sized (void **state)
             CARD ("u-tput", "throughput", "", "tokens_per_s_per_gpu",
                   "9000", "")
             CARD ("k-1024", "campaign", "1024", "gpu_hours", "1460000",
-                  ""));
+                  "")
+            CARD ("u-both", "campaign", "1024", "gpu_hours", "1460000",
+                  "30"));
     const struct gp_val_row *o = row (v, "u-days");
     assert_false (o->ok);
     assert_non_null (strstr (o->reason, "measures its duration"));
@@ -187,6 +190,9 @@ static void test_not_sized (void **state)
     o = row (v, "u-tput");
     assert_false (o->ok);
     assert_non_null (strstr (o->reason, "num_gpus missing"));
+    o = row (v, "u-both"); /* as `train`: gpus or days, not both */
+    assert_false (o->ok);
+    assert_non_null (strstr (o->reason, "not both"));
     o = row (v, "k-1024");
     assert_true (o->ok && !o->gpus_chosen);
     assert_int_equal (o->n_gpus, 1024);

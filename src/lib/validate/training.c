@@ -489,6 +489,8 @@ static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
         return unsup (o, "accelerator '%s' lacks peak FLOP/s or memory in "
                          "the catalog", acc->id);
     int n = inum (r, C_NGPU, 0);
+    if (n > 0 && r->f[C_DAYS][0]) /* as `train`: a count or a deadline */
+        return unsup (o, "give num_gpus or days, not both%s", "");
     if (n <= 0 && o->planned)
         return row_gpus_open (r, job, o);
     if (n <= 0) {
