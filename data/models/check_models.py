@@ -57,6 +57,13 @@ REQUIRED_IDS = [
     "qwen3-235b-a22b", "mpt-1b", "mpt-3b", "mpt-7b", "mpt-13b", "mpt-30b", "mpt-70b",
     "opt-175b", "bloom-176b", "falcon-40b", "falcon-180b", "gpt-neox-20b",
     "starcoderbase-15b", "nemotron4-340b", "palm-540b", "gopher-280b",
+    # widely used open models (README, "Sources by family"): each recomputed
+    # below against its published total (and, MoE, active) count
+    "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen3-0.6b", "qwen3-1.7b",
+    "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3-30b-a3b",
+    "mistral-nemo-12b", "mistral-large-2", "phi3-medium-14b", "phi4-14b",
+    "gemma2-9b", "gemma3-4b", "gemma3-12b", "gemma3-27b", "deepseek-v2-lite",
+    "deepseek-v2", "kimi-k2", "olmo2-7b", "olmo2-13b", "yi1.5-34b",
 ]
 
 INT_COLS = [

@@ -271,6 +271,14 @@ extern "C" {
        "train",                                                               \
        "planning threshold: a batch the user fixes is flagged when the"       \
        " batch the planner would choose reaches an MFU over 10% higher")      \
+    XX(TRAIN_DEFAULT_DAYS,                                                   \
+       "train.default_days", 56, NULL, "days",                                \
+       "train",                                                               \
+       "deadline of a training job given tokens but neither a GPU count nor"  \
+       " days (`train`, campaign validation rows): 56 days, the median of"   \
+       " 7 published pre-training durations (MPT-7B 9.5, LLaMA-65B 21,"       \
+       " DeepSeek-V3 54.2, OPT-175B 56, Falcon-180B 71.2, Llama 3.1 405B"      \
+       " 78.4, BLOOM-176B 117; docs/model/defaults.md, Default deadline)")    \
     XX(PLAN_HEAD_NODES_SMALL,                                                \
        "plan.head_nodes_small", 1, NULL, "count",                             \
        "plan",                                                                \
@@ -427,6 +435,11 @@ struct gp_default_info {
        "15-20, >20 % per month): GPU instances sit in the top buckets; "      \
        "10-40 %/month around the registry's 20 % (the top bucket is "         \
        "open-ended: twice its floor as the high end)")                        \
+    XX("train.default_days", LOGNORMAL, 0.5, 0, 0,                            \
+       "spread of the 7 published pre-training durations behind the "        \
+       "registry's 56 days (docs/model/defaults.md, Default deadline): "      \
+       "median absolute deviation of ln(days) about ln(56) 0.337, / 0.6745 "  \
+       "= sigma 0.50 (the durations span 0.17x to 2.1x the median)")         \
     XX("reliability.fail_per_gpu_hour", LOGNORMAL, 0.5, 0, 0,                 \
        "median: Llama 3's 419 unexpected interruptions in 54 days on "        \
        "16,384 H100 GPUs (Dubey et al. 2024, sec. 3.3.4); the Poisson "       \

@@ -918,6 +918,10 @@ struct gp_train_plan_result {
                                    reduction off */
     char ib_switch[32];         /* the request's InfiniBand switch part,
                                    "" = fabric not given */
+    int default_days;           /* 1: the request gave tokens but neither
+                                   gpus nor days; target_days is the
+                                   default deadline train.default_days
+                                   (docs/model/defaults.md) */
 };
 
 /* Plan 'rq' against 'cat'.  On success returns 0 and stores in '*out' a
@@ -925,10 +929,13 @@ struct gp_train_plan_result {
  * with no feasible accelerator (any_feasible 0) is still a success.
  * The result borrows accelerator and instance rows from 'cat' (and the
  * zoo's strings from rq->zoo): keep them alive while it is used.
+ * A request with tokens but neither gpus nor days is sized for the
+ * default deadline (train.default_days of rq->defaults; default_days 1).
  * Errors (nothing stored): GP_EINVAL for a missing model, count/deadline
- * or tokens, bad dimensions or an accelerator without peak FLOP/s or
- * memory; GP_ENOTFOUND for an unknown model, accelerator or instance
- * (the message names the closest ids); GP_ENOMEM.
+ * (and no tokens), both a count and a deadline, or tokens, bad
+ * dimensions or an accelerator without peak FLOP/s or memory;
+ * GP_ENOTFOUND for an unknown model, accelerator or instance (the
+ * message names the closest ids); GP_ENOMEM.
  */
 int gp_train_plan (const struct gp_catalog *cat,
                    const struct gp_train_request *rq,

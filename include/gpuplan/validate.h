@@ -196,6 +196,13 @@ struct gp_val_row {
     double eval_tokens;     /* time-to-train rows: forward-only tokens
                                evaluated in the timed run (0 = none) */
     int moe;                /* a MoE model (routed experts) */
+    int gpus_chosen;        /* 1: a campaign row without num_gpus, sized
+                               by the training planner's deadline sizing
+                               (as 'gpuplan train --days D') for
+                               'target_days' */
+    double target_days;     /* the deadline it was sized for: the row's
+                               'days' column, or the default deadline */
+    int days_default;       /* 1: target_days is train.default_days */
 };
 
 /* The fitting record of one source family (docs/model/training.md,

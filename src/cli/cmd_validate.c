@@ -135,10 +135,15 @@ static void print_text (const struct gp_validation *v)
             snprintf (e, sizeof e, "%+.1f%%", 100 * o->rel_err);
         else
             snprintf (e, sizeof e, "unsupported");
-        char lay[sizeof o->layout + 96];
+        char lay[sizeof o->layout + 160], gp[64] = "";
+        if (o->gpus_chosen) /* sized for the row's days or the default */
+            snprintf (gp, sizeof gp, "%d GPUs for the %s%.4g days, ",
+                      o->n_gpus, o->days_default ? "default " : "row's ",
+                      o->target_days);
         if (o->ok && o->planned)
-            snprintf (lay, sizeof lay, "planner chose seq %.0f%s, batch "
-                      "%.0f%s: %s", o->seq_len, o->seq_chosen ? "" : " (row)",
+            snprintf (lay, sizeof lay, "planner chose %sseq %.0f%s, batch "
+                      "%.0f%s: %s", gp, o->seq_len,
+                      o->seq_chosen ? "" : " (row)",
                       o->global_batch, o->batch_chosen ? "" : " (row)",
                       o->layout);
         else

@@ -63,11 +63,15 @@ static void test_published_totals (void **state)
 {
     (void)state;
     /* Every zoo row: the count from the dimensions lands within 5 % of the
-     * published total, except the two rows whose notes explain why not.
+     * published total, except the rows whose notes explain why not
+     * (PARAMS-MISMATCH-EXPLAINED; data/models/check_models.py).
      */
     for (size_t i = 0; i < gp_zoo_size (zoo); i++) {
         const struct gp_arch *a = gp_zoo_get (zoo, i);
         if (!strcmp (a->id, "gpt3-1.3b") || !strcmp (a->id, "gopher-280b"))
+            continue;
+        if (!strcmp (a->id, "deepseek-v2-lite") /* active: embedding */
+            || !strcmp (a->id, "olmo2-13b"))    /* nominal 13B */
             continue;
         struct gp_param_count pc;
         gp_arch_params (a, &pc);

@@ -300,12 +300,13 @@ static void test_campaign_goodput (void **state)
     const struct gp_val_row *m = row (v, "llama2-70b");
     assert_true (m->ok && m->goodput > l->goodput && m->goodput < 1);
     assert_true (row (v, "bloom-176b")->ok);
-    /* docs/model/training.md, "Campaign validation": 6.6 % in-sample,
-     * 7.6 % held out
+    /* docs/model/training.md, "Campaign validation": with the two
+     * model-card rows sized for the default deadline (held out,
+     * validation/training/SOURCE.md), 10.3 % in-sample, 9.5 % LOSO
      */
-    assert_int_equal (v->all.n_ok, 6);
-    assert_true (v->all.median_abs_rel_err <= 0.15);
-    assert_true (v->loso_all.median_abs_rel_err <= 0.15);
+    assert_int_equal (v->all.n_ok, 8);
+    assert_true (v->all.median_abs_rel_err <= 0.11);
+    assert_true (v->loso_all.median_abs_rel_err <= 0.10);
     assert_int_equal (v->fit[family (v, "falcon")].loso_refit, 1);
     assert_int_equal (v->fit[family (v, "llama31card")].loso_refit, 0);
     assert_int_equal (v->fit[family (v, "llama2")].loso_refit, 3);

@@ -220,11 +220,13 @@ static void size_one (const struct gp_train_plan_result *r,
             p->why = GP_TRAIN_NO_LAYOUT_AT_COUNT;
         return;
     }
-    /* the fewest whole nodes that meet the deadline */
+    /* the fewest whole nodes that meet the deadline (the request's, or
+     * the default one: gp__train_plan_days)
+     */
     struct gp_train_size sz;
-    p->n_top = gp_train_size_deadline (&r->model, &r->job, &p->hw, fix,
-                                       rq->rel, rq->days, GP_TRAIN_MAX_GPUS,
-                                       p->top, (size_t)k, &sz);
+    p->n_top = gp__train_plan_days (&r->model, &r->job, &p->hw, fix,
+                                    rq->rel, rq->defaults, rq->days, p->top,
+                                    (size_t)k, &sz, NULL);
     p->n_gpus = sz.n_gpus;
     p->global_batch = sz.global_batch;
     p->n_curve = sz.n_curve;
@@ -234,6 +236,23 @@ static void size_one (const struct gp_train_plan_result *r,
         p->best_n = sz.best_n;
         p->best_rate = sz.best_rate;
     }
+}
+
+size_t gp__train_plan_days (const struct gp_train_model *m,
+                            const struct gp_train_job *job,
+                            const struct gp_train_hw *hw,
+                            const struct gp_search_fix *fix,
+                            const struct gp_train_rel_params *rel,
+                            const struct gp_defaults *d, double days,
+                            struct gp_train_result *top, size_t k,
+                            struct gp_train_size *sz, double *days_used)
+{
+    if (!(days > 0))
+        days = gp_default (d, GP_DEF_TRAIN_DEFAULT_DAYS);
+    if (days_used)
+        *days_used = days;
+    return gp_train_size_deadline (m, job, hw, fix, rel, days,
+                                   GP_TRAIN_MAX_GPUS, top, k, sz);
 }
 
 /* A fixed GPU count with tokens: the GPUs-vs-days curve around it, from
@@ -370,10 +389,12 @@ static int check_request (const struct gp_train_request *rq,
     int rc = gp_train_resolve_arch (rq, &r->arch, err);
     if (rc)
         return rc;
-    if (rq->gpus <= 0 && rq->days <= 0)
+    /* tokens without gpus or days: the default deadline (gp_train_plan) */
+    if (rq->gpus <= 0 && rq->days <= 0 && !(rq->tokens > 0))
         return gp_errprintf (err, GP_EINVAL,
                              "train: give gpus or days (spec keys; flags "
-                             "--gpus N or --days D)");
+                             "--gpus N or --days D), or tokens for the "
+                             "default deadline (train.default_days)");
     if (rq->gpus > 0 && rq->days > 0)
         return gp_errprintf (err, GP_EINVAL,
                              "train: give gpus or days, not both (flags "
@@ -434,6 +455,16 @@ int gp_train_plan (const struct gp_catalog *cat,
     if ((rc = check_request (rq, r, err))
         || (rc = accel_list (cat, rq, list, sizeof list, &gpn, &nic, err)))
         goto fail;
+    /* neither gpus nor days: size for the default deadline, said so in
+     * the result (default_days)
+     */
+    struct gp_train_request dflt;
+    if (rq->gpus <= 0 && rq->days <= 0) {
+        dflt = *rq;
+        dflt.days = gp_default (rq->defaults, GP_DEF_TRAIN_DEFAULT_DAYS);
+        rq = &dflt;
+        r->default_days = 1;
+    }
     build_job (rq, &r->job);
     if ((rc = gp__lora_request (rq, &r->model, &r->job, err)))
         goto fail; /* LoRA fine-tuning fields (train_lora.c) */

@@ -170,4 +170,21 @@ void gp__moe_a2a_bytes (const struct gp_train_model *m,
                         const struct gp_train_job *job, double Tm, double ep,
                         double g, double N, double *nv, double *ib);
 
+/* The deadline sizing of gp_train_plan (`train --days`, and `train` with
+ * tokens but neither GPUs nor days), shared with the campaign validation:
+ * 'days' > 0 is the deadline; 'days' <= 0 takes the default deadline
+ * train.default_days of 'd' (NULL: the registry's).  Stores the deadline
+ * used in '*days_used' (may be NULL) and returns what
+ * gp_train_size_deadline returns for it (up to GP_TRAIN_MAX_GPUS).
+ */
+struct gp_defaults;
+size_t gp__train_plan_days (const struct gp_train_model *m,
+                            const struct gp_train_job *job,
+                            const struct gp_train_hw *hw,
+                            const struct gp_search_fix *fix,
+                            const struct gp_train_rel_params *rel,
+                            const struct gp_defaults *d, double days,
+                            struct gp_train_result *top, size_t k,
+                            struct gp_train_size *sz, double *days_used);
+
 #endif

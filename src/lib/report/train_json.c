@@ -301,6 +301,14 @@ json_t *gp_report_train_json (const struct gp_train_plan_result *r)
     json_object_set_new (root, "target_days", known (r->target_days));
     if (r->job.finetune == GP_FT_LORA)
         json_object_set_new (root, "finetune", lora_json (r));
+    if (r->default_days) { /* only then: other outputs unchanged */
+        json_object_set_new (root, "target_days_default", json_true ());
+        json_object_set_new (root, "target_days_note",
+                             json_string ("the default deadline "
+                                          "train.default_days: give days "
+                                          "or gpus, or --set "
+                                          "train.default_days=D"));
+    }
     json_t *res = json_array ();
     for (size_t i = 0; i < r->n_accels; i++)
         json_array_append_new (res, accel_json (r, &r->accels[i]));

@@ -31,6 +31,10 @@ static void header (struct rbuf *b, const struct gp_train_plan_result *r)
         gp_rb_printf (b, ", %.3g tokens", job->tokens);
     if (r->target_days > 0)
         gp_rb_printf (b, ", target %.1f days", r->target_days);
+    if (r->default_days) /* neither gpus nor days given */
+        gp_rb_printf (b, " (the default deadline train.default_days: give "
+                         "--days D or --gpus N, or --set "
+                         "train.default_days=D)");
     gp_rb_printf (b, "\n\n");
 }
 

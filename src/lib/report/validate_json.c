@@ -59,6 +59,12 @@ static json_t *train_row_json (const struct gp_val_row *r)
         json_object_set_new (j, "batch_chosen",
                              json_boolean (r->batch_chosen));
     }
+    if (r->gpus_chosen) { /* only then: other rows unchanged */
+        json_object_set_new (j, "gpus_chosen", json_true ());
+        json_object_set_new (j, "target_days", json_real (r->target_days));
+        json_object_set_new (j, "target_days_default",
+                             json_boolean (r->days_default));
+    }
     if (r->goodput > 0)
         json_object_set_new (j, "goodput", json_real (r->goodput));
     if (r->eval_tokens > 0)

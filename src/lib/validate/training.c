@@ -18,6 +18,7 @@
 #include "gpuplan/train.h"
 #include "gpuplan/validate.h"
 #include "validate_private.h"
+#include "../model/train_private.h"
 
 /* ============================ reading rows ============================= */
 
@@ -28,6 +29,7 @@ enum {
     C_PREC, C_TOKENS, C_MEAS_TPS, C_MEAS_GPUH, C_HEAD_DIM, C_SCHED,
     C_MEASURE, C_MVALUE, C_FLOPCONV,
     C_TPOVL, /* optional: tp_comm_overlap (0/1) */
+    C_DAYS, /* optional: campaign deadline in days (row_gpus_open) */
     C_EVAL, C_METHOD,
     C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_DISP,
     C_FT, C_LRANK, /* optional: finetune, lora_rank (row_lora) */
@@ -42,7 +44,9 @@ static const char *const col_names[C_N] = {
     "global_batch", "precision", "tokens", "measured_tokens_per_s_per_gpu",
     "measured_gpu_hours", "head_dim", "pp_schedule", "measure",
     "measured_value", "flop_convention",
-    "tp_comm_overlap", "eval_tokens", "method",
+    "tp_comm_overlap",
+    "days",
+    "eval_tokens", "method",
     "moe_imbalance", "moe_shared_overlap", "cuda_graphs", "moe_dispatcher",
     "finetune", "lora_rank",
 };
@@ -52,6 +56,7 @@ static int optional_col (int i)
 {
     return i == C_ZOO || i == C_HEAD_DIM || i == C_SCHED || i == C_MEASURE
            || i == C_MVALUE || i == C_FLOPCONV || i == C_TPOVL
+           || i == C_DAYS
            || i == C_EVAL || i == C_METHOD || i == C_MOE_IMB
            || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP
            || i == C_FT || i == C_LRANK;
@@ -437,6 +442,66 @@ static int row_fix (const struct vrow *r, struct gp_search_fix *fix,
     return 0;
 }
 
+/* A campaign row the planner sizes (no num_gpus, the batch or sequence
+ * left to the planner): the GPU count comes from the training planner's
+ * deadline sizing (gp__train_plan_days, as 'gpuplan train --days D'), for
+ * the row's 'days' column or, without one, the default deadline
+ * train.default_days.  A row that measures its own duration (days,
+ * time-to-train) stays unsupported: its measurement would size it.
+ * Returns 0 with o->gpus_chosen set, or -1 with 'o' unsupported.
+ */
+static int row_gpus_open (const struct vrow *r, const struct gp_train_job *job,
+                          struct gp_val_row *o)
+{
+    if (o->kind != GP_VAL_CAMPAIGN || !(job->tokens > 0))
+        return unsup (o, "num_gpus missing: only a campaign row with tokens "
+                         "is sized by the planner (for its days or the "
+                         "default deadline)%s", "");
+    if (o->measure == GP_MEAS_DAYS || o->measure == GP_MEAS_TIME_TO_TRAIN_MIN)
+        return unsup (o, "num_gpus missing: the row measures its duration, "
+                         "which would size its own GPU count%s", "");
+    double d;
+    int k = num (r->f[C_DAYS], &d);
+    if (k < 0 || (k == 1 && !(d > 0)))
+        return unsup (o, "bad days '%s' (> 0)", r->f[C_DAYS]);
+    o->gpus_chosen = 1;
+    o->days_default = k != 1;
+    o->target_days = k == 1 ? d : 0; /* 0: the default, set when sized */
+    return 0;
+}
+
+/* Size a row_gpus_open row: the fewest whole nodes that train its tokens
+ * by its deadline, the planner's own sizing.  Returns 0 with o->n_gpus
+ * set, or -1 with 'o' unsupported.
+ */
+static int row_size_days (const struct gp_train_model *m,
+                          const struct gp_train_job *job,
+                          const struct gp_train_hw *hw,
+                          const struct gp_search_fix *fix,
+                          struct gp_val_row *o)
+{
+    struct gp_train_size *sz = malloc (sizeof *sz);
+    struct gp_train_result top[1];
+    if (!sz)
+        return unsup (o, "out of memory%s", "");
+    size_t k = gp__train_plan_days (m, job, hw, fix, NULL, NULL,
+                                    o->target_days, top, 1, sz,
+                                    &o->target_days);
+    int n = sz->n_gpus, best = sz->best_n;
+    free (sz);
+    if (!k || n <= 0) {
+        o->ok = 0;
+        snprintf (o->reason, sizeof o->reason,
+                  "no GPU count meets the %s%.0f-day deadline (%s%d GPUs)",
+                  o->days_default ? "default " : "", o->target_days,
+                  best ? "fastest at " : "nothing fits up to ",
+                  best ? best : GP_TRAIN_MAX_GPUS);
+        return -1;
+    }
+    o->n_gpus = n;
+    return 0;
+}
+
 /* The hardware and the GPU count (blank: one sequence per GPU per step,
  * whole nodes).
  */
@@ -465,10 +530,10 @@ static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
         return unsup (o, "accelerator '%s' lacks peak FLOP/s or memory in "
                          "the catalog", acc->id);
     int n = inum (r, C_NGPU, 0);
+    if (n > 0 && r->f[C_DAYS][0]) /* as `train`: a count or a deadline */
+        return unsup (o, "give num_gpus or days, not both%s", "");
     if (n <= 0 && o->planned)
-        return unsup (o, "num_gpus missing: the planner chooses the batch, "
-                         "sequence length and layout of a campaign, not its "
-                         "GPU count%s", "");
+        return row_gpus_open (r, job, o);
     if (n <= 0) {
         n = (int)job->global_batch;
         if (n >= hw->gpus_per_node)
@@ -616,6 +681,8 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     if (row_job (r, &job, o) || row_lora (r, &m, &job, o)
         || row_hw (r, cat, rq, &job, &hw, o)
         || row_fix (r, &fix, o))
+        return;
+    if (o->gpus_chosen && row_size_days (&m, &job, &hw, &fix, o))
         return;
     o->unfused_attn = !job.flash_attn;
     o->fp8 = job.precision == GP_PREC_FP8 || job.precision >= GP_PREC_MXFP8;
