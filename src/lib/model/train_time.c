@@ -871,8 +871,9 @@ void gp_train_time (const struct gp_train_model *m,
  * Proof.  gp_train_time returns
  *   step = nmb * stage + bubble + p2p + dp_exposed + optim,
  *   stage = Ls * layer + logit,  layer = (fwd + bwd + recomp) + ep - hid
- *   (+ the MoE host time, gp__moe_host_s, >= 0; hid stays <= ep with the
- *   shared-expert overlap, gp__moe_shared_hidden_s).
+ *   (+ the MoE host time, gp__moe_host_s, >= 0, and the SMs held by the
+ *   hidden all-to-all, gp__moe_overlap_sm_s, >= 0; hid stays <= ep with
+ *   the shared-expert overlap, gp__moe_shared_hidden_s).
  * fwd, bwd (layer_times), logit (logits_mb) and p2p (pipeline) do not
  * read l->recompute or l->sharding (mem_fwd sets recompute to none
  * itself), so the values below are the very doubles gp_train_time uses.
