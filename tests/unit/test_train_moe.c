@@ -139,7 +139,12 @@ static void test_a2a_overlap (void **state)
     eval_ok (&m, &j, &hw, &l, &r1);
     near (r1.time.ep_hidden_s, 7.0 / 8 * E, 1e-9);
     near (r1.time.ep_comm_s, E / 8, 1e-9);
-    near (r0.time.step_s - r1.time.step_s, 7.0 / 8 * E, 1e-9);
+    /* the computation under the hidden all-to-all runs on 112 of 132
+     * SMs (DeepSeek-V3 Sec. 3.5.1: 20 SMs for communication): the
+     * hidden part costs 20/112 of itself
+     */
+    near (r0.time.step_s - r1.time.step_s, 7.0 / 8 * E * (1 - 20.0 / 112),
+          1e-9);
 
     /* DualPipe on pp 2 (its bubble (p/2 - 1) * 2/3 stage is 0 there) */
     l.pp = 2;

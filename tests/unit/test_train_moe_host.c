@@ -185,7 +185,10 @@ static void test_shared_overlap (void **state)
     assert_true (hid > 0);
     near (r1.time.ep_hidden_s, hid, 1e-9);
     near (r1.time.ep_comm_s + r1.time.ep_hidden_s, E, 1e-9);
-    near (r0.time.step_s - r1.time.step_s, hid, 1e-6);
+    /* less the 20/112 the hidden part costs in SMs (DeepSeek-V3 Sec.
+     * 3.5.1: 20 of 132 SMs for communication)
+     */
+    near (r0.time.step_s - r1.time.step_s, hid * (1 - 20.0 / 112), 1e-6);
 }
 
 /* Host time of one MoE layer and micro-batch.  Tiny model: h 1024, 16

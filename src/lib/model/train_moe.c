@@ -7,6 +7,7 @@
  * overlap, expert GEMMs and host overhead").
  */
 #include <math.h>
+#include <string.h>
 
 #include "gpuplan/train.h"
 #include "train_private.h"
@@ -201,4 +202,74 @@ double gp__moe_wgrad_acc_s (const struct gp_train_model *m,
     double g = local * (gp__train_gemm_s (&nc, rows, fm * (mats - 1), h) - k
                         + gp__train_gemm_s (&nc, rows, h, fm) - k);
     return mem > g ? mem - g : 0;
+}
+
+double gp__moe_edp_bw (const struct gp_train_hw *hw,
+                       const struct gp_layout *l, double ndx, double *d_x)
+{
+    double per = l->ep > 0 ? (double)hw->gpus_per_node / l->ep : 1;
+    double d = per > 1 ? floor (per) : 1;
+    if (d > ndx)
+        d = ndx;
+    if (d < 1)
+        d = 1;
+    *d_x = d;
+    double bw = d * hw->scale_out_bw * hw->eff.scale_out / hw->oversub;
+    double up = hw->scale_up_bw * hw->eff.scale_up;
+    return bw < up ? bw : up;
+}
+
+/* Multi-stream cuBLAS MXFP8 grouped GEMM on Blackwell (Transformer
+ * Engine GroupedLinear, Megatron-Core --moe-grouped-gemm): 2,672 TFLOP/s
+ * measured with L2 flushed on the shape K = 7,168, N = 2,048 on GB200
+ * (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization, Sec. 1,
+ * item 3), against GB200's 5,000 TFLOP/s dense FP8 peak (catalog).  M is
+ * not stated; taken as the tokens per expert of that post's layout (EP
+ * 32, micro-batch 1 of 4,096 tokens, top-8 of 256 experts, balanced:
+ * 4,096 rows).
+ */
+#define GG_MEAS_FLOPS 2672e12
+#define GG_PEAK_FLOPS 5000e12
+#define GG_M 4096.0
+#define GG_N 2048.0
+#define GG_K 7168.0
+
+double gp__moe_grouped_extra_s (const struct gp_train_hw *hw, double n,
+                                double M, double N, double K)
+{
+    const struct gp_train_eff *e = &hw->eff;
+    if (!hw->fp8 || !e->generation || strcmp (e->generation, "blackwell")
+        || hw->peak_flops <= 0 || e->gemm_max <= 0)
+        return 0;
+    /* the model's dense GEMM efficiency at the measured shape, and what
+     * the grouped kernel reached there
+     */
+    double d = e->gemm_dim_half;
+    double pe = hw->prec_gemm_eff > 0 ? hw->prec_gemm_eff : 1;
+    double model = pe * e->gemm_max / (1.0 + d / GG_M + d / GG_N + d / GG_K);
+    double r = GG_MEAS_FLOPS / (GG_PEAK_FLOPS * model);
+    if (r >= 1)
+        return 0;
+    double eff = pe * e->gemm_max / (1.0 + d / M + d / N + d / K);
+    double tc = 2.0 * M * N * K / (hw->peak_flops * eff);
+    return n * tc * (1.0 / r - 1.0);
+}
+
+/* Share of the SMs the communication kernels hold while they run under
+ * computation: DeepSeek-V3 allocates 20 of the H800's 132 SMs to its
+ * overlapped all-to-all kernels, which "will limit the computational
+ * throughput" (DeepSeek-V3 Technical Report, arXiv 2412.19437, Sec.
+ * 3.5.1; warp-specialised kernels on 20 SMs, Sec. 3.2.2).
+ */
+#define COMM_SM_SHARE (20.0 / 132.0)
+
+double gp__moe_overlap_sm_s (double hid_s)
+{
+    if (!(hid_s > 0))
+        return 0;
+    /* the computation under 'hid_s' of communication runs on the
+     * remaining SMs: it takes hid / (1 - share), hid * share / (1 - share)
+     * longer
+     */
+    return hid_s * COMM_SM_SHARE / (1.0 - COMM_SM_SHARE);
 }

@@ -169,6 +169,28 @@ double gp__moe_wgrad_acc_s (const struct gp_train_model *m,
 void gp__moe_a2a_bytes (const struct gp_train_model *m,
                         const struct gp_train_job *job, double Tm, double ep,
                         double g, double N, double *nv, double *ib);
+/* Ring bandwidth (bytes/s per GPU) of the expert-data-parallel group of
+ * 'ndx' ranks when the DP group leaves the scale-up domain: EP is the
+ * inner dimension of the folded expert layout, so EDP ranks sit 'ep'
+ * GPUs apart and a node holds max(1, gpus_per_node/ep) of them, each
+ * rank on its own NIC ('*d_x': EDP ranks per node).
+ */
+double gp__moe_edp_bw (const struct gp_train_hw *hw,
+                       const struct gp_layout *l, double ndx, double *d_x);
+/* Seconds a grouped GEMM of 'n' problems M x N x K takes beyond the
+ * dense-GEMM roofline of each: on Blackwell with FP8 inputs, the
+ * multi-stream cuBLAS MXFP8 grouped GEMM's measured shortfall against
+ * the dense model at the measured shape (docs/model/training.md, "MoE:
+ * routing imbalance, dispatch, expert GEMMs and host overhead"); 0
+ * elsewhere.
+ */
+double gp__moe_grouped_extra_s (const struct gp_train_hw *hw, double n,
+                                double M, double N, double K);
+/* Seconds the computation under 'hid_s' of hidden all-to-all loses to
+ * the SMs the communication kernels hold (>= 0; docs/model/training.md,
+ * "MoE: routing imbalance, dispatch, expert GEMMs and host overhead").
+ */
+double gp__moe_overlap_sm_s (double hid_s);
 
 /* The deadline sizing of gp_train_plan (`train --days`, and `train` with
  * tokens but neither GPUs nor days), shared with the campaign validation:

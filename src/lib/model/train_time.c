@@ -274,6 +274,10 @@ static double gemm_fwd (const struct tctx *cx)
         tpe = gp__moe_expert_rows (job, tpe);
         gm = grouped_gemm_s (hw, local, tpe, fm * (m->mlp_mats - 1), h)
              + grouped_gemm_s (hw, local, tpe, h, fm);
+        /* MXFP8 grouped-GEMM shortfall on Blackwell (train_moe.c) */
+        gm += gp__moe_grouped_extra_s (hw, local, tpe,
+                                       fm * (m->mlp_mats - 1), h)
+              + gp__moe_grouped_extra_s (hw, local, tpe, h, fm);
         if (m->moe_shared > 0) {
             double fs = fm * m->moe_shared / t;
             gm += gemm_s (hw, T, fs * (m->mlp_mats - 1), h)
@@ -438,6 +442,7 @@ struct layer_mb {
     double gemm_b;              /* GEMMs backward (2 gemm_f; LoRA:
                                  * train_lora.c) */
     double wacc;                /* MoE wgrad fp32 accumulation (train_moe.c) */
+    double ovl;                 /* MoE SMs held by hidden all-to-all */
 };
 
 /* ---------------------------- recomputation --------------------------- */
@@ -561,6 +566,9 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
                   * gp__moe_shared_hidden_s (m, job, hw, l, T,
                                              (ep_mb - ep_hid) / moe_frac);
     double layer_mb = comp_mb + ep_mb - ep_hid;
+    /* MoE (train_moe.c): the SMs the hidden all-to-all holds */
+    x->ovl = moe_frac > 0 ? gp__moe_overlap_sm_s (ep_hid) : 0;
+    layer_mb += x->ovl;
     /* MoE (train_moe.c): expert weight gradients bound by their fp32
      * main-grad accumulation (backward only, once per micro-batch)
      */
@@ -708,6 +716,12 @@ static double dp_exposed_s (const struct tctx *cx, const struct layer_mb *x,
             if (bw > up)
                 bw = up;
         }
+        /* MoE (train_moe.c): the expert-data-parallel group, ep GPUs
+         * apart, on its own NICs when the DP group leaves the domain
+         */
+        double bwx = bw, d_x = d_in;
+        if (!in_dom && ndx > 1 && PX > 0)
+            bwx = gp__moe_edp_bw (hw, l, ndx, &d_x);
         double lat = hw->scale_out_lat_s;
         double gb = job->grad_bytes > 2 ? 2 : job->grad_bytes; /* bf16 RS */
         int sh = l->sharding;
@@ -724,9 +738,11 @@ static double dp_exposed_s (const struct tctx *cx, const struct layer_mb *x,
                 bw3 = hw->scale_out_bw * e->scale_out / hw->oversub;
             double c = 2.0 * gather_s (job->weight_bytes * P, nd, bw3, lat)
                        + gather_s (gb * P, nd, bw3, lat);
-            if (ndx > 1 && PX > 0)
-                c += 2.0 * gather_s (job->weight_bytes * PX, ndx, bw3, lat)
-                     + gather_s (gb * PX, ndx, bw3, lat);
+            if (ndx > 1 && PX > 0) {
+                double b3x = bwx < bw3 ? bwx : bw3;
+                c += 2.0 * gather_s (job->weight_bytes * PX, ndx, b3x, lat)
+                     + gather_s (gb * PX, ndx, b3x, lat);
+            }
             double win = Ls * (fwd + bwd + recomp);
             double hid = ZERO3_OVERLAP * (c < win ? c : win);
             dp_exposed = nmb * (c - hid);
@@ -739,10 +755,10 @@ static double dp_exposed_s (const struct tctx *cx, const struct layer_mb *x,
                     + gather_s (job->weight_bytes * P, nd, bw, lat);
             if (ndx > 1 && PX > 0)
                 c += sh == GP_SHARD_NONE
-                         ? dp_allreduce_s (hw, gb * PX, ndx, d_in, in_dom,
-                                           bw, lat)
-                         : gather_s (gb * PX, ndx, bw, lat)
-                               + gather_s (job->weight_bytes * PX, ndx, bw,
+                         ? dp_allreduce_s (hw, gb * PX, ndx, d_x, in_dom,
+                                           bwx, lat)
+                         : gather_s (gb * PX, ndx, bwx, lat)
+                               + gather_s (job->weight_bytes * PX, ndx, bwx,
                                            lat);
             /* overlapped with the last micro-batch's backward */
             double win = Ls * bwd;
@@ -902,8 +918,9 @@ void gp_train_time (const struct gp_train_model *m,
  * Proof.  gp_train_time returns
  *   step = nmb * stage + bubble + p2p + dp_exposed + optim,
  *   stage = Ls * layer + logit,  layer = (fwd + bwd + recomp) + ep - hid
- *   (+ the MoE host time, gp__moe_host_s, >= 0; hid stays <= ep with the
- *   shared-expert overlap, gp__moe_shared_hidden_s).
+ *   (+ the MoE host time, gp__moe_host_s, >= 0, and the SMs held by the
+ *   hidden all-to-all, gp__moe_overlap_sm_s, >= 0; hid stays <= ep with
+ *   the shared-expert overlap, gp__moe_shared_hidden_s).
  * fwd, bwd (layer_times), logit (logits_mb) and p2p (pipeline) do not
  * read l->recompute or l->sharding (mem_fwd sets recompute to none
  * itself), so the values below are the very doubles gp_train_time uses.
