@@ -122,6 +122,16 @@ struct gp_engine_stack {
     double iter_extra_s;      /* + iter_overhead_s */
     double seq_extra_s;       /* + seq_overhead_s */
     const char *source;       /* where the values come from */
+    double frontend_s;        /* per-request latency of the engine's online
+                               * front end (HTTP, request set-up, IPC to
+                               * the engine, first streamed chunk) before
+                               * and after the engine's own TTFT, seconds;
+                               * 0: not measured (docs/model/inference.md,
+                               * "Host work and front end") */
+    int host_overlap;         /* 1: the engine's current version runs its
+                               * host work while the GPU computes (vLLM
+                               * >= 0.14 async scheduling); set on the
+                               * prepared model (gp_infer_prepare) */
 };
 
 /* Software stack of accelerator 'a': "rocm" when its vendor is AMD, else

@@ -18,7 +18,7 @@
 #include "gpuplan/validate.h"
 
 struct cmp {
-    int col[7];
+    int col[9];
     size_t n;
 };
 
@@ -26,11 +26,12 @@ static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
 {
     (void)err;
     struct cmp *c = arg;
-    static const char *names[7] = {"engine",   "stack",        "gemm_mult",
+    static const char *names[9] = {"engine",   "stack",        "gemm_mult",
                                    "attn_mult", "hbm_mult",     "iter_extra_s",
-                                   "seq_extra_s"};
+                                   "seq_extra_s", "frontend_s",
+                                   "host_overlap"};
     if (r->index == 0) {
-        for (int i = 0; i < 7; i++) {
+        for (int i = 0; i < 9; i++) {
             c->col[i] = gp_csv_col (r, names[i]);
             assert_true (c->col[i] >= 0);
         }
@@ -40,9 +41,9 @@ static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
     assert_non_null (s);
     assert_string_equal (r->fields[c->col[0]], s->engine);
     assert_string_equal (r->fields[c->col[1]], s->stack);
-    double v[5] = {s->gemm_mult, s->attn_mult, s->hbm_mult, s->iter_extra_s,
-                   s->seq_extra_s};
-    for (int i = 0; i < 5; i++)
+    double v[7] = {s->gemm_mult, s->attn_mult, s->hbm_mult, s->iter_extra_s,
+                   s->seq_extra_s, s->frontend_s, s->host_overlap};
+    for (int i = 0; i < 7; i++)
         assert_true (fabs (strtod (r->fields[c->col[2 + i]], NULL) - v[i])
                      < 1e-15);
     return 0;
@@ -77,14 +78,17 @@ static void test_lookup (void **state)
     const struct gp_engine_stack *s = gp_engine_stack_for (GP_ENGINE_VLLM, mi);
     assert_string_equal (s->stack, "rocm");
     assert_true (s->gemm_mult < 1);
-    /* every CUDA row is neutral: NVIDIA predictions are those of the
-     * generation factors alone */
+    /* every CUDA row has neutral kernel factors: NVIDIA predictions are
+     * those of the generation factors alone; only vLLM adds host time
+     * (its batch-1 rows, docs/model/inference.md, "Host work and front
+     * end") */
     for (size_t i = 0; i < gp_engine_stack_count (); i++) {
         const struct gp_engine_stack *r = gp_engine_stack_row (i);
         if (strcmp (r->stack, "cuda"))
             continue;
         assert_true (r->gemm_mult == 1 && r->attn_mult == 1
-                     && r->hbm_mult == 1 && r->iter_extra_s == 0
+                     && r->hbm_mult == 1
+                     && (r->iter_extra_s == 0 || !strcmp (r->engine, "vllm"))
                      && r->seq_extra_s == 0);
     }
     /* NIM has its own CUDA row (TensorRT-LLM's values) */

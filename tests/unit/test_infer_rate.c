@@ -81,10 +81,12 @@ static void test_rate_rows (void **state)
     assert_int_equal (v.rows[1].ok, 0);
     assert_non_null (strstr (v.rows[1].reason, "request_rate"));
     /* max_num_seqs 1 at 0.5 req/s: one request at a time.  By hand
-     * (H100 SXM, 8B bf16): decode step ~ 16 GB / (3.35 TB/s x 0.8) + 2 ms
-     * engine + 32 x 12 us layers = 8.4 ms, prefill of 1000 tokens ~30 ms,
-     * so a request holds the engine S = 1.7 s; load 0.85; an M/D/1 queue
-     * waits rho S / (2 (1 - rho)) = 4.8 s on average.  So TPOT is one
+     * (H100 SXM, 8B bf16): decode step ~ 16 GB / (3.35 TB/s x 0.8) +
+     * 32 x 12 us layers = 6.4 ms on the GPU; vLLM's 3.1 ms of host work
+     * per step runs behind it (async scheduling, engines.csv), so the step
+     * is 6.4 ms; prefill of 1000 tokens ~30 ms, so a request holds the
+     * engine S = 1.3 s; load 0.65; an M/D/1 queue waits
+     * rho S / (2 (1 - rho)) = 1.2 s on average.  So TPOT is one
      * sequence's step (no prefill shares it) and TTFT is queueing, far
      * above the batched row's. */
     if (!v.rows[2].ok)
@@ -93,8 +95,8 @@ static void test_rate_rows (void **state)
     double tpot1 = v.rows[2].lat_pred_s[GP_INFER_LAT (1, 0)];
     fprintf (stderr, "r3: TPOT %.2f ms, TTFT %.2f s; r1: TTFT %.3f s\n",
              tpot1 * 1e3, v.rows[2].lat_pred_s[0], r->lat_pred_s[0]);
-    assert_true (tpot1 > 6e-3 && tpot1 < 11e-3);
-    assert_true (v.rows[2].lat_pred_s[0] > 1.0);
+    assert_true (tpot1 > 5e-3 && tpot1 < 8e-3);
+    assert_true (v.rows[2].lat_pred_s[0] > 0.5);
     assert_true (r->lat_pred_s[0] < 1.0);
     gp_infer_val_free (&v);
     gp_zoo_destroy (zoo);

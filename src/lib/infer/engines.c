@@ -12,6 +12,16 @@
 #define CUDA_SRC "reference stack: the generation factors were fitted on it"
 #define NIM_SRC "NIM runs TensorRT-LLM engines: the TensorRT-LLM values"
 
+/* vLLM on CUDA (docs/model/inference.md, "Host work and front end"):
+ * host time per engine step beyond the shared vLLM default, and the
+ * per-request latency of its OpenAI-compatible front end; both fitted on
+ * the in-sample rows of validation/inference/vllm-host-published.csv
+ * (batch-1 Qwen3-0.6B and Qwen3-30B-A3B on A100, vLLM of mid 2025).
+ */
+#define GP__VLLM_CUDA_ITER 1.1e-3
+#define GP__VLLM_CUDA_FRONTEND 7.0e-3
+#define VLLM_CUDA_SRC "host step and front end fitted on batch-1 A100 rows"
+
 
 
 
@@ -19,17 +29,18 @@
 #define ROCM_SRC "fitted on the MI300X rows of validation/inference"
 
 static const struct gp_engine_stack rows[] = {
-    {"trtllm", "cuda", 1, 1, 1, 0, 0, CUDA_SRC},
-    {"nim", "cuda", 1, 1, 1, 0, 0, NIM_SRC},
-    {"vllm", "cuda", 1, 1, 1, 0, 0, CUDA_SRC},
-    {"sglang", "cuda", 1, 1, 1, 0, 0, CUDA_SRC},
-    {"fastertransformer", "cuda", 1, 1, 1, 0, 0, CUDA_SRC},
-    {"vllm", "rocm", GP__ROCM_GEMM, 1, 1, 0, 0, ROCM_SRC},
-    {"sglang", "rocm", GP__ROCM_GEMM, 1, 1, 0, 0, ROCM_SRC},
+    {"trtllm", "cuda", 1, 1, 1, 0, 0, CUDA_SRC, 0, 0},
+    {"nim", "cuda", 1, 1, 1, 0, 0, NIM_SRC, 0, 0},
+    {"vllm", "cuda", 1, 1, 1, GP__VLLM_CUDA_ITER, 0, VLLM_CUDA_SRC,
+     GP__VLLM_CUDA_FRONTEND, 1},
+    {"sglang", "cuda", 1, 1, 1, 0, 0, CUDA_SRC, 0, 1},
+    {"fastertransformer", "cuda", 1, 1, 1, 0, 0, CUDA_SRC, 0, 0},
+    {"vllm", "rocm", GP__ROCM_GEMM, 1, 1, 0, 0, ROCM_SRC, 0, 0},
+    {"sglang", "rocm", GP__ROCM_GEMM, 1, 1, 0, 0, ROCM_SRC, 0, 1},
 };
 
 static const struct gp_engine_stack neutral = {"", "", 1, 1, 1, 0, 0,
-                                               "no row: neutral"};
+                                               "no row: neutral", 0, 0};
 
 const char *gp_engine_stack_name (const struct gp_accel *a)
 {

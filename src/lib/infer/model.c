@@ -430,6 +430,8 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
     M.eff.hbm_eff *= st->hbm_mult;
     M.cfg.eng.iter_overhead_s += st->iter_extra_s;
     M.cfg.eng.seq_overhead_s += st->seq_extra_s;
+    if (st->host_overlap) /* the engine version's scheduler (engines.csv) */
+        M.cfg.eng.host_overlap = 1;
     int n = M.cfg.tp * M.cfg.pp;
     M.n_gpus = n;
     if ((rc = device_peaks (&M, err)) < 0)

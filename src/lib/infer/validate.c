@@ -23,7 +23,9 @@ enum {
     C_TPOT, C_NOTES,
     /* optional: rate mode */
     C_RATE, C_MAXSEQ, C_MAXTOK, C_NPROMPT, C_TTFT90, C_TTFT99, C_TPOT90,
-    C_TPOT99, C_E2E, C_E2E90, C_E2E99, C_N
+    C_TPOT99, C_E2E, C_E2E90, C_E2E99,
+    C_ASYNC, /* optional: 1 when the engine overlapped its host work */
+    C_N
 };
 
 static const char *col_names[C_N] = {
@@ -36,7 +38,7 @@ static const char *col_names[C_N] = {
     "request_rate", "max_num_seqs", "max_num_batched_tokens", "num_prompts",
     "measured_ttft_p90_ms", "measured_ttft_p99_ms", "measured_tpot_p90_ms",
     "measured_tpot_p99_ms", "measured_e2e_ms", "measured_e2e_p90_ms",
-    "measured_e2e_p99_ms",
+    "measured_e2e_p99_ms", "async_scheduling",
 };
 
 struct vctx {
@@ -65,9 +67,14 @@ static int num (const struct vctx *V, const struct gp_csv_row *r, int c,
         return 0;
     char *end;
     double x = strtod (s, &end);
-    if (end == s || *end || !isfinite (x) || x < 0)
+    if (end == s || *end || !isfinite (x))
         return gp_errprintf (err, GP_EPARSE,
                              "%s:%zu: column '%s': not a number: '%s'",
+                             V->path, r->line, col_names[c], s);
+    if (x < 0)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column '%s': %s is negative (a count, "
+                             "length, rate or time is >= 0)",
                              V->path, r->line, col_names[c], s);
     *v = x;
     return 0;
@@ -246,6 +253,22 @@ static void rate_stats (const struct gp_sim_result *s, const double *d,
     }
 }
 
+/* Front end of the row's server, seconds added to every TTFT and E2E
+ * (docs/model/inference.md, "Host work and front end"): tokenization of
+ * the prompt (gp__infer_frontend_s) and the engine's per-request
+ * front-end latency (engines.csv frontend_s).  Rate rows always have a
+ * front end; closed-loop rows where the engine's front end was measured
+ * (frontend_s > 0), so rows fitted without one do not move.
+ */
+static double row_frontend (const struct gp_serve_cfg *c, enum gp_engine eng,
+                            const struct gp_workload *w, int rate_mode)
+{
+    const struct gp_engine_stack *st = gp_engine_stack_for (eng, c->accel);
+    if (!rate_mode && !(w->arrivals == GP_ARR_CLOSED && st->frontend_s > 0))
+        return 0.0;
+    return gp__infer_frontend_s (w->in_len) + st->frontend_s;
+}
+
 static void predict (const struct vctx *V, const struct gp_csv_row *r,
                      const double *d, struct gp_infer_val_row *o)
 {
@@ -269,6 +292,11 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
         unsupported (o, e.text);
         return;
     }
+    /* the run's engine version: its host work overlapped with the GPU's
+     * or not, in place of the stack's current version
+     * (docs/model/inference.md, "Host work and front end") */
+    if (*cell (V, r, C_ASYNC))
+        m.cfg.eng.host_overlap = d[C_ASYNC] == 1;
     if (a.moe_experts > 0)
         snprintf (o->layout, sizeof o->layout,
                   "tp%d pp%d ep%d%s x%d %s/%s kv %s", c.tp, c.pp, m.cfg.ep,
@@ -283,6 +311,11 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
     int conc = d[C_CONC] > 0 ? (int)d[C_CONC] : 1;
     if (!strcmp (mode, "offline")) {
         w.arrivals = GP_ARR_OFFLINE;
+        /* the run's own request count where the row gives it (an
+         * infinite-rate run of a benchmark client sends them all at
+         * once); else the simulator's choice */
+        if (d[C_NPROMPT] >= replicas)
+            w.n_requests = (int)(d[C_NPROMPT] / replicas);
     } else if (!strcmp (mode, "concurrency")) {
         w.arrivals = GP_ARR_CLOSED;
         w.concurrency = (conc + replicas - 1) / replicas;
@@ -317,7 +350,13 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
                                         : 0;
         o->rel_err = rel (o->predicted, o->measured);
     }
-    double fe = o->rate_mode ? gp__infer_frontend_s (w.in_len) : 0.0;
+    double fe = row_frontend (&c, eng, &w, o->rate_mode);
+    if (fe > 0 && w.arrivals == GP_ARR_CLOSED && s.e2e_mean_s > 0) {
+        /* a closed-loop client waits for the front end too: each cycle
+         * lasts e2e + fe (Little's law, as the simulator's rate) */
+        o->predicted *= s.e2e_mean_s / (s.e2e_mean_s + fe);
+        o->rel_err = rel (o->predicted, o->measured);
+    }
     if (o->rate_mode)
         rate_stats (&s, d, fe, o);
     o->ttft_pred_s = s.ttft_mean_s + fe;
@@ -326,6 +365,33 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
         o->ttft_rel_err = rel (o->ttft_pred_s, o->ttft_meas_s);
     if (o->tpot_meas_s > 0)
         o->tpot_rel_err = rel (o->tpot_pred_s, o->tpot_meas_s);
+}
+
+/* Cells that contradict each other: an error naming the row, never a
+ * silent choice.
+ */
+static int row_checks (const struct vctx *V, const struct gp_csv_row *r,
+                       const double *d, gp_error_t *err)
+{
+    if (*cell (V, r, C_ASYNC) && d[C_ASYNC] != 0 && d[C_ASYNC] != 1)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'async_scheduling': '%s' is "
+                             "neither 0 nor 1",
+                             V->path, r->line, cell (V, r, C_ASYNC));
+    if (*cell (V, r, C_RATE) && *cell (V, r, C_CONC))
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: columns 'request_rate' and "
+                             "'concurrency' are both set: a row is either "
+                             "open loop (request_rate, mode rate) or closed "
+                             "loop (concurrency), not both",
+                             V->path, r->line);
+    if (!strcmp (cell (V, r, C_MODE), "rate") && *cell (V, r, C_RATE)
+        && !(d[C_RATE] > 0))
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'request_rate': %s requests/s "
+                             "(a rate row needs a rate > 0)",
+                             V->path, r->line, cell (V, r, C_RATE));
+    return 0;
 }
 
 static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
@@ -367,12 +433,15 @@ static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
                                   C_OUT,    C_MEAS,   C_TTFT, C_TPOT,
                                   C_RATE,   C_MAXSEQ, C_MAXTOK, C_NPROMPT,
                                   C_TTFT90, C_TTFT99, C_TPOT90, C_TPOT99,
-                                  C_E2E,    C_E2E90,  C_E2E99};
+                                  C_E2E,    C_E2E90,  C_E2E99, C_ASYNC};
     for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
         int rc = num (V, r, numeric[i], &d[numeric[i]], err);
         if (rc)
             return rc;
     }
+    int rc = row_checks (V, r, d, err);
+    if (rc)
+        return rc;
     V->out->n_rows++;
     o->measured = d[C_MEAS];
     o->ttft_meas_s = d[C_TTFT] / 1e3;

@@ -33,6 +33,12 @@ static const struct {
     {"fp8", "FP8 cast kernels"},
     {"fp8", "FP8 precision terms (attention at the BF16 peak, weight cast once per step, 5 B current-scaling cast)"},
     {"moe", "MoE host time per eager operator (20 us, within the published 5-50 us)"},
+    /* serving model (docs/model/inference.md, "Host work and front end"
+     * and "Engines and vendor stacks"): scope "serving:" never matches a
+     * training row, so these are listed here, not counted per family */
+    {"serving:vllm-rocm", "vLLM ROCm GEMM factor (0.6)"},
+    {"serving:vllm-cuda", "vLLM host time per step (+1.1 ms)"},
+    {"serving:vllm-cuda", "vLLM front-end latency per request (7 ms)"},
 };
 
 static int in_scope (const char *scope, const struct gp_val_row *r)
