@@ -27,8 +27,11 @@ static void header (struct rbuf *b, const struct gp_train_plan_result *r)
                       gp_train_lora_params (&r->model, job->lora_rank,
                                             job->lora_targets) / 1e6,
                       job->base_bytes == 1 ? "fp8" : "bf16");
-    if (job->tokens > 0)
-        gp_rb_printf (b, ", %.3g tokens", job->tokens);
+    if (job->tokens > 0) {
+        char tk[32];
+        gp_format_quantity (job->tokens, GP_Q_COUNT, 0, tk, sizeof tk);
+        gp_rb_printf (b, ", %s tokens", tk);
+    }
     if (r->target_days > 0)
         gp_rb_printf (b, ", target %.1f days", r->target_days);
     if (r->default_days) /* neither gpus nor days given */
