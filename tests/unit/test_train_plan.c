@@ -328,11 +328,16 @@ static void test_plan_matches_train (void **state)
     assert_true (days_at (r, p, p->n_gpus - p->gpus_per_node, &rp) > 40);
     gp_train_plan_result_destroy (r);
 
-    /* `gpuplan train` with its own defaults gives the same count */
+    /* `gpuplan train` with its own defaults checkpoints at the Young/Daly
+     * optimum, where the plan takes the hourly planning assumption
+     * (docs/model/defaults.md, reliability.checkpoint_interval_s): its
+     * goodput is at least the plan's, so its count is at most the plan's
+     * (608 against 624 here, the batch being chosen per count)
+     */
     rq.rel = NULL;
     assert_int_equal (plan (&rq, &r, &err), 0);
     p = &r->accels[0];
-    assert_int_equal (plan_gpus, p->n_gpus);
+    assert_true (p->n_gpus <= plan_gpus);
     assert_true (p->days <= 40);
     assert_true (days_at (r, p, p->n_gpus - p->gpus_per_node, NULL) > 40);
     /* and no smaller whole-node count meets it either */
@@ -342,7 +347,7 @@ static void test_plan_matches_train (void **state)
     assert_int_equal (json_integer_value (json_object_get (
                           json_array_get (json_object_get (j, "results"), 0),
                           "n_gpus")),
-                      plan_gpus);
+                      p->n_gpus);
     json_decref (j);
     gp_train_plan_result_destroy (r);
     gp_plan_result_destroy (pr);

@@ -435,8 +435,29 @@ void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
         *min_seq = 1;
 }
 
-/* The batches lo, 2 lo, ... <= hi of search_batch, largest first (see
- * there); '*nan' set when a rate is NaN (the answer is then not used).
+/* The batches search_batch tries, ascending, into 'bs' (at most 'max'):
+ * the doublings lo, 2 lo, ... <= hi, and for each doubling b the largest
+ * multiple of 'n_gpus' not above it, when that lies in [lo, hi].  On a
+ * GPU count that is not a power of two (38 nodes of 8 = 304 GPUs), no
+ * doubling is divisible by the data-parallel degrees the count offers
+ * (304 / (tp pp cp)), so the layouts would be forced into odd pipeline
+ * depths (pp 19); 912 = 3 x 304 lets every tp x pp x cp that divides the
+ * count run whole micro-batches (docs/model/training.md, "Batch").
+ */
+static int batch_list (double lo, double hi, int n_gpus, double *bs, int max)
+{
+    int nb = 0;
+    for (double b = lo; b <= hi && nb + 2 <= max; b *= 2) {
+        double m = n_gpus > 0 ? floor (b / n_gpus) * n_gpus : 0;
+        if (m >= lo && m < b && (nb == 0 || m > bs[nb - 1]))
+            bs[nb++] = m;
+        bs[nb++] = b;
+    }
+    return nb;
+}
+
+/* The batches of batch_list, largest first (see search_batch); '*nan'
+ * set when a rate is NaN (the answer is then not used).
  */
 static size_t batches_down (const struct gp_train_model *m,
                             const struct gp_train_job *job,
@@ -446,10 +467,8 @@ static size_t batches_down (const struct gp_train_model *m,
                             double *batch, double min_tps, struct scache *sc,
                             double lo, double hi, int *nan)
 {
-    double bs[1100]; /* doublings from >= 1 stay finite fewer times */
-    int nb = 0;
-    for (double b = lo; b <= hi && nb < 1100; b *= 2)
-        bs[nb++] = b;
+    double bs[2200]; /* doublings from >= 1 stay finite fewer times */
+    int nb = batch_list (lo, hi, n_gpus, bs, 2200);
     struct gp_train_job jb = *job;
     struct gp_train_result tmp[GP_TRAIN_TOP_MAX];
     size_t kk = k < GP_TRAIN_TOP_MAX ? k : GP_TRAIN_TOP_MAX;
@@ -539,11 +558,14 @@ static size_t search_batch (const struct gp_train_model *m,
     size_t kk = k < GP_TRAIN_TOP_MAX ? k : GP_TRAIN_TOP_MAX;
     size_t best = 0;
     double best_tps = 0;
-    for (double b = lo; b <= hi; b *= 2) {
+    double bs[2200];
+    int nb = batch_list (lo, hi, n_gpus, bs, 2200);
+    for (int i = 0; i < nb; i++) {
+        double b = bs[i];
         jb.global_batch = b;
         size_t got = search_run (m, &jb, hw, n_gpus, fix, tmp, kk, &s1,
                                  st == NULL, INFINITY, sc);
-        if (st && (b == lo || (!best && s1.have_oom)))
+        if (st && (i == 0 || (!best && s1.have_oom)))
             *st = s1;
         if (!got || tmp[0].time.tokens_per_s <= best_tps)
             continue;
