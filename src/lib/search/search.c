@@ -446,9 +446,18 @@ void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
  */
 static int batch_list (double lo, double hi, int n_gpus, double *bs, int max)
 {
+    int nd = 0;
+    for (double b = lo; b <= hi && nd < max / 2; b *= 2)
+        nd++;
     int nb = 0;
-    for (double b = lo; b <= hi && nb + 2 <= max; b *= 2) {
-        double m = n_gpus > 0 ? floor (b / n_gpus) * n_gpus : 0;
+    double b = lo;
+    for (int i = 0; i < nd; i++, b *= 2) {
+        /* the multiple below the largest doubling only: a smaller
+         * batch wins only when it is as fast, which the largest batches
+         * that fit the count are (docs/model/training.md, "Batch")
+         */
+        double m = n_gpus > 0 && i == nd - 1 ? floor (b / n_gpus) * n_gpus
+                                             : 0;
         if (m >= lo && m < b && (nb == 0 || m > bs[nb - 1]))
             bs[nb++] = m;
         bs[nb++] = b;
