@@ -69,8 +69,14 @@ static void test_training_rows (void **state)
         const struct gp_val_row *r = &v->rows[i];
         if (!r->ok) {
             /* unsupported rows keep their reason (TPU v6e: no layout
-             * fits without the run's host offload of activations) */
+             * fits without the run's host offload of activations); a
+             * row nothing fits names the closest layout's two largest
+             * memory terms (8B: logits first; validation/training/
+             * SOURCE.md, "Fabric columns and the unsupported rows")
+             */
             assert_true (r->reason[0] != 0);
+            if (strstr (r->reason, "no layout fits in memory"))
+                assert_non_null (strstr (r->reason, "; largest: "));
             continue;
         }
         e[n++] = fabs (r->rel_err);
@@ -94,6 +100,12 @@ static void test_training_rows (void **state)
     assert_int_equal (dg->n_ok, 28);
     print_message ("dgxc median %.3f\n", dg->median_abs_rel_err);
     assert_true (dg->median_abs_rel_err <= 0.10); /* first look 8.3 % */
+    /* The fabric columns (issue 14): nic_gbps 400 on the together and
+     * ttitan rows, as their sources state, equals the catalog's NIC, and
+     * no source states an oversubscription ratio (left blank), so the
+     * family values below are unchanged: Llama 3.1 70B at 512 and 592
+     * GPUs stays +21 % and +26 %.
+     */
     const struct gp_val_summary *tg = family (v, "together");
     assert_int_equal (tg->n_ok, 9);
     print_message ("together median %.3f\n", tg->median_abs_rel_err);

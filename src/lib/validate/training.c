@@ -33,6 +33,7 @@ enum {
     C_EVAL, C_METHOD,
     C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_DISP,
     C_FT, C_LRANK, /* optional: finetune, lora_rank (row_lora) */
+    C_OVSUB, C_NIC, /* optional: oversubscription, nic_gbps (row_fabric) */
     C_N
 };
 
@@ -49,6 +50,7 @@ static const char *const col_names[C_N] = {
     "eval_tokens", "method",
     "moe_imbalance", "moe_shared_overlap", "cuda_graphs", "moe_dispatcher",
     "finetune", "lora_rank",
+    "oversubscription", "nic_gbps",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -59,7 +61,8 @@ static int optional_col (int i)
            || i == C_DAYS
            || i == C_EVAL || i == C_METHOD || i == C_MOE_IMB
            || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP
-           || i == C_FT || i == C_LRANK;
+           || i == C_FT || i == C_LRANK
+           || i == C_OVSUB || i == C_NIC;
 }
 
 struct vrow {
@@ -73,6 +76,9 @@ struct vfile {
     struct vrow *rows;
     size_t n, cap;
 };
+
+static int fabric_cells_check (const struct vfile *v, const struct vrow *r,
+                               gp_error_t *err);
 
 static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
 {
@@ -109,7 +115,7 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         if (!r->f[i])
             return gp_errprintf (err, GP_ENOMEM, "out of memory");
     }
-    return 0;
+    return fabric_cells_check (v, r, err);
 }
 
 static void vfile_free (struct vfile *v)
@@ -502,6 +508,54 @@ static int row_size_days (const struct gp_train_model *m,
     return 0;
 }
 
+/* The fabric cells (docs/formats/train.md, "Validation CSV"): blank, or
+ * oversubscription a number in [1, 64] (leaf down:up ratio, as `train
+ * --oversubscription`) and nic_gbps a number in (0, 800000] (scale-out
+ * Gb/s per GPU, one direction, as `train --nic-bw`).  A bad cell is bad
+ * input (file, line and column named), not an unsupported row: the row
+ * states its fabric, and a wrong one would give a wrong answer.
+ */
+static int fabric_cells_check (const struct vfile *v, const struct vrow *r,
+                               gp_error_t *err)
+{
+    static const struct {
+        int col;
+        double lo, hi;
+        int lo_open;
+        const char *want;
+    } c[] = {
+        {C_OVSUB, 1, 64, 0, "a number from 1 to 64"},
+        {C_NIC, 0, 800000, 1, "Gb/s per GPU, a number above 0 and at most "
+                              "800000"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        double x = 0;
+        int k = num (r->f[c[i].col], &x);
+        if (k == 0)
+            continue;
+        if (k < 0 || x > c[i].hi || x < c[i].lo
+            || (c[i].lo_open && x <= c[i].lo))
+            return gp_errprintf (err, GP_EPARSE,
+                                 "%s:%zu: column '%s': bad value '%s' (%s)",
+                                 v->path, r->line, col_names[c[i].col],
+                                 r->f[c[i].col], c[i].want);
+    }
+    return 0;
+}
+
+/* The row's fabric on the hardware 'hw' (cells checked by
+ * fabric_cells_check): the same fields `train --oversubscription` and
+ * `--nic-bw` set (train_plan.c); blank cells keep the catalog's.
+ */
+static void row_fabric (const struct vrow *r, struct gp_train_hw *hw)
+{
+    double x;
+    if (num (r->f[C_OVSUB], &x) == 1)
+        hw->oversub = x;
+    if (num (r->f[C_NIC], &x) == 1)
+        hw->scale_out_bw = x * 1e9 / 8; /* Gb/s -> byte/s, one direction */
+}
+
 /* The hardware and the GPU count (blank: one sequence per GPU per step,
  * whole nodes).
  */
@@ -526,6 +580,7 @@ static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
     int gpn = inum (r, C_GPN, 0);
     if (gpn > 0)
         hw->gpus_per_node = gpn;
+    row_fabric (r, hw);
     if (hw->peak_flops <= 0 || hw->mem_bytes <= 0)
         return unsup (o, "accelerator '%s' lacks peak FLOP/s or memory in "
                          "the catalog", acc->id);
@@ -541,6 +596,27 @@ static int row_hw (const struct vrow *r, const struct gp_catalog *cat,
     }
     o->n_gpus = n;
     return 0;
+}
+
+/* The two largest terms of a memory estimate, "activations 30.1 GB,
+ * logits 12.6 GB", for the reason of a row nothing fits (the terms of
+ * gp_train_mem, docs/model/training.md "Memory").
+ */
+static void mem_largest (const struct gp_train_mem *m, char *b, size_t n)
+{
+    const char *name[] = {"weights", "gradients", "optimizer", "activations",
+                          "logits", "buffers", "runtime"};
+    double v[] = {m->weights, m->grads, m->optim, m->activations, m->logits,
+                  m->buffers, m->runtime};
+    int i1 = 0, i2 = -1;
+    for (int i = 1; i < 7; i++)
+        if (v[i] > v[i1])
+            i1 = i;
+    for (int i = 0; i < 7; i++)
+        if (i != i1 && (i2 < 0 || v[i] > v[i2]))
+            i2 = i;
+    snprintf (b, n, "%s %.1f GB, %s %.1f GB", name[i1], v[i1] / 1e9,
+              name[i2], v[i2] / 1e9);
 }
 
 /* Search the layout; a row that publishes its whole layout ran, so when
@@ -576,12 +652,13 @@ static int row_layout (const struct gp_train_model *m,
     }
     if (k == 0) {
         if (st.have_oom) {
-            char b[160];
+            char b[160], t[96];
             layout_str (&st.best_oom.layout, b, sizeof b);
+            mem_largest (&st.best_oom.mem, t, sizeof t);
             snprintf (o->reason, sizeof o->reason,
                       "no layout fits in memory (closest: %s needs %.1f GB "
-                      "of %.0f GB)", b, st.best_oom.mem.total / 1e9,
-                      hw->mem_bytes / 1e9);
+                      "of %.0f GB; largest: %s)", b,
+                      st.best_oom.mem.total / 1e9, hw->mem_bytes / 1e9, t);
         } else
             snprintf (o->reason, sizeof o->reason,
                       "no valid layout for %d GPUs with the row's fixed "
