@@ -665,6 +665,11 @@ static void stage_params (const struct tctx *cx, double *P_out,
                                    - m->moe_experts * m->expert_params)
                            / t;
     double P = Ls * layer_p + V * h / t;
+    /* with one stage it also holds the output layer when untied (as the
+     * memory model counts it, gp_train_memory)
+     */
+    if (l->pp == 1 && m->embed_params > 1.5 * V * h)
+        P += V * h / t;
     /* routed experts: split over ep, gradients reduced over the
      * tp*dp*cp/ep expert-data-parallel ranks
      */
