@@ -27,6 +27,18 @@
  *   collectives (dispatch, combine) per MoE layer, each with 2 latencies
  *   of 10 us (infer_allreduce_lat_s, blackwell):
  *   2 * 58 * (2e-5 + 44,741,853 / 630e9) = 10.558183 ms.
+ *
+ * MLA attention FLOPs (docs/model/inference.md, "MLA").  Decode, absorbed
+ *   (latent MQA over 512 + 64, PV over 512): 2 * 128 * (2*512 + 64) * 61 =
+ *   16,990,208 per context token; prefill, materialised MHA (QK over
+ *   128 + 64, PV over 128): 2 * 128 * (128 + 64 + 128) * 61 = 4,997,120.
+ *   A 1024-token prompt: 1024 * 1025 / 2 = 524,800 (query, key) pairs
+ *   -> 4,997,120 * 524,800 / 4 GPUs = 655,622,144,000 FLOPs per GPU; B200
+ *   BF16 2250 TFLOP/s x infer_attn 0.40 = 900 TFLOP/s -> 0.72846905 ms
+ *   (no decode context: nothing streamed).  With 1000 decoders at 2048
+ *   tokens of context on top: (16,990,208 * 2,048,000 + 4,997,120 *
+ *   524,800) / 4 / 900e12 = 10.3940096 ms, above the latent stream
+ *   2,048,000 * 61 * 576 / 4 B / (8 TB/s x 0.65) = 3.46 ms.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -106,6 +118,23 @@ static void test_dep4_decode_step (void **state)
     near (t.comm_s, 0.010558183, 1e-6);
 }
 
+static void test_mla_prefill_decode_flops (void **state)
+{
+    (void)state;
+    struct gp_serve_cfg c;
+    struct gp_serve_model m;
+    gp_error_t e = {0};
+    cfg_dep (&c, 4, 0);
+    assert_int_equal (gp_infer_prepare (&c, 2048, &m, &e), 0);
+    struct gp_iter_time t;
+    struct gp_iter_load pre = {0, 0, 1024, 524800, 1};
+    gp_infer_iter_time (&m, &pre, &t);
+    near (t.attn_s, 0.00072846905, 1e-7);
+    struct gp_iter_load mix = {1000, 2048000, 1024, 524800, 1001};
+    gp_infer_iter_time (&m, &mix, &t);
+    near (t.attn_s, 0.0103940096, 1e-7);
+}
+
 /* Bad layouts of the DEP fields: ep must divide tp and the experts. */
 static void test_dep_bad_layouts (void **state)
 {
@@ -128,6 +157,7 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_dep4_decode_step),
+        cmocka_unit_test (test_mla_prefill_decode_flops),
         cmocka_unit_test (test_dep_bad_layouts),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
