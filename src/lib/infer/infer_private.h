@@ -56,6 +56,8 @@ struct gp__attn_coef {
     double kv_bytes_per_token; /* per GPU */
     double bw;                 /* effective HBM bandwidth, bytes/s */
     double attn_peak;          /* effective attention FLOP/s */
+    double prefill_flops_per_ctx; /* the same for prompt tokens: MLA
+                                   * prefill runs the non-absorbed form */
 };
 
 void gp__infer_attn_coef (const struct gp_serve_model *m,
@@ -66,6 +68,9 @@ static inline double gp__infer_attn_time (const struct gp__attn_coef *c,
                                           double *kvbytes, double *aflops)
 {
     double af = c->flops_per_ctx * ctx;
+    if (c->prefill_flops_per_ctx != c->flops_per_ctx && ctx > decode_ctx)
+        af = c->flops_per_ctx * decode_ctx
+             + c->prefill_flops_per_ctx * (ctx - decode_ctx);
     if (c->n != 1.0) /* x / 1 is x: skip the division, same bits */
         af /= c->n;
     double kv = decode_ctx * c->kv_bytes_per_token;

@@ -470,6 +470,19 @@ void gp__infer_attn_coef (const struct gp_serve_model *m,
     else
         per_ctx = 4.0 * a->heads * a->head_dim;
     c->flops_per_ctx = per_ctx * a->layers;
+    /* MLA: decode attends in the latent space (absorbed W_UK, W_UV: an
+     * MQA over 512 + 64 dims), prefill in the materialised MHA form (QK
+     * over nope + rope = 192 dims, PV over v = 128): the engines pick the
+     * compute-friendly form for prompts and the data-movement-friendly one
+     * for decode (docs/model/inference.md, "MLA") */
+    c->prefill_flops_per_ctx = c->flops_per_ctx;
+    if (a->attention == GP_ATTN_MLA && a->mla_qk_nope_head_dim > 0
+        && a->mla_v_head_dim > 0)
+        c->prefill_flops_per_ctx =
+            2.0 * a->heads
+            * ((double)a->mla_qk_nope_head_dim + a->mla_qk_rope_head_dim
+               + a->mla_v_head_dim)
+            * a->layers;
     c->n = m->n_gpus;
     c->kv_bytes_per_token = m->kv_bytes_per_token;
     c->bw = m->mem_bw * m->eff.hbm_eff;
