@@ -209,7 +209,8 @@ static void layout_str (const struct gp_layout *l, char *b, size_t n)
               "tp%d pp%d dp%d cp%d ep%d vpp%d mb%d%s recompute=%s "
               "sharding=%s%s%s",
               l->tp, l->pp, l->dp, l->cp, l->ep, l->vpp, l->micro_batch,
-              l->seq_par ? " sp" : "", gp_recompute_str (l->recompute),
+              l->seq_par ? " sp" : "",
+              gp_recompute_fmt (l, 0, (char[24]){0}, 24),
               gp_sharding_str (l->sharding),
               l->schedule != GP_SCHED_1F1B ? " " : "",
               l->schedule != GP_SCHED_1F1B ? gp_schedule_str (l->schedule)
