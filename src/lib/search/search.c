@@ -191,6 +191,9 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
          * when recomputation is free (a fixed "full" is every layer
          * unless recompute_layers is fixed too): only S[0] bounds it
          */
+        /* a fixed recompute_layers must fit in this layout's chunks */
+        if (l.recompute_layers > gp_train_chunk_layers (&l, c->m->layers))
+            continue;
         int partial = r == GP_RECOMP_FULL && fix->recompute < 0
                       && fix->recompute_layers < 0
                       && gp_train_chunk_layers (&l, c->m->layers) > 1;

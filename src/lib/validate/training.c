@@ -229,6 +229,24 @@ static int enum_of (const char *s, const char *const *names, int n)
     return -2;
 }
 
+/* Partial (block) recomputation in the recompute column: "full:N", N
+ * layers recomputed per (virtual) pipeline chunk (Megatron
+ * --recompute-method block --recompute-num-layers N).  Returns 0 with
+ * GP_RECOMP_FULL and N, -1 when 's' is not of that form or N < 1.
+ */
+static int recomp_block (const char *s, int *rec, int *layers)
+{
+    if (strncasecmp (s, "full:", 5))
+        return -1;
+    char *end;
+    long n = strtol (s + 5, &end, 10);
+    if (end == s + 5 || *end || n < 1 || n > 100000)
+        return -1;
+    *rec = GP_RECOMP_FULL;
+    *layers = (int)n;
+    return 0;
+}
+
 /* Mark 'o' unsupported with a reason; returns -1 for 'return unsup()'. */
 static int unsup (struct gp_val_row *o, const char *fmt, const char *what)
 {
@@ -430,6 +448,12 @@ static int row_fix (const struct vrow *r, struct gp_search_fix *fix,
                                       "fsdp"};
     if (r->f[C_RECOMP][0]) {
         fix->recompute = enum_of (r->f[C_RECOMP], rec, 3);
+        if (fix->recompute < 0
+            && recomp_block (r->f[C_RECOMP], &fix->recompute,
+                             &fix->recompute_layers))
+            return unsup (o, "recompute '%s': none, selective, full or "
+                             "full:N (N >= 1 recomputed layers per "
+                             "pipeline chunk)", r->f[C_RECOMP]);
         if (fix->recompute < 0)
             return unsup (o, "unknown recompute '%s'", r->f[C_RECOMP]);
         if (fix->recompute == GP_RECOMP_SELECTIVE)
