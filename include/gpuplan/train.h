@@ -104,6 +104,12 @@ struct gp_layout {
                          * (Megatron-Core cpu_offloading_num_layers);
                          * 0 = none.  docs/model/training.md, "CPU
                          * activation offload" */
+    int recompute_layers; /* with recompute full: layers recomputed per
+                           * (virtual) pipeline chunk, the rest keep
+                           * their activations (Megatron --recompute-
+                           * method block --recompute-num-layers N);
+                           * 0 = every layer.  docs/model/training.md,
+                           * "Partial (block) recomputation" */
 };
 
 /* The training job. */
@@ -299,6 +305,10 @@ struct gp_train_model {
     int ssm_heads, ssm_head_dim, ssm_state, ssm_groups, ssm_conv, ssm_chunk;
     double ssm_params;        /* one Mamba-2 layer */
     double attn_layer_params; /* one attention layer (hybrid) */
+    int no_dropout;           /* 1: trained with dropout 0, so no dropout
+                               * masks are stored (gp_train_prep sets it
+                               * from the zoo family; 0 keeps the masks,
+                               * docs/model/training.md, "Dropout masks") */
 };
 
 /* Fill 'm' from 'a' (parameter counts in elements).  Returns 0, or
@@ -453,6 +463,9 @@ struct gp_search_fix {
     int sharding_max;/* highest stage searched when free; -1 = ZeRO-3 */
     int max_tp;      /* 0 = scale-up domain */
     int schedule;    /* enum gp_schedule or -1 (= 1F1B); never searched */
+    int recompute_layers; /* layout recompute_layers when recompute is
+                           * full; -1 = the search picks the fewest that
+                           * fit (gp_search_fix_free sets -1) */
 };
 
 /* Set every field of 'f' free (-1; max_tp 0 = the scale-up domain). */
@@ -627,6 +640,26 @@ double gp_train_batch_sequences (double batch_tokens, double seq_len);
  */
 const char *gp_sharding_str (enum gp_sharding s);
 const char *gp_recompute_str (enum gp_recompute r);
+
+/* The recomputation of layout 'l' for a layout string: the name of
+ * l->recompute, or "full:N/C" for partial (block) recomputation of N of
+ * the C layers of each (virtual) pipeline chunk of a model of 'layers'
+ * layers ("full:N" when 'layers' is 0, unknown).  Writes at most 'n' bytes (NUL-terminated) into 'buf' and
+ * returns 'buf'.  No errors.
+ */
+char *gp_recompute_fmt (const struct gp_layout *l, int layers, char *buf,
+                        size_t n);
+
+/* Layers per (virtual) pipeline chunk of layout 'l' for a model of
+ * 'layers' layers: ceil(layers / pp) / vpp, at least 1.  No errors.
+ */
+int gp_train_chunk_layers (const struct gp_layout *l, int layers);
+
+/* Fraction of each stage's layers that are fully recomputed: 0 without
+ * full recomputation, recompute_layers / chunk layers (exactly 1 when
+ * recompute_layers is 0 or covers the chunk).  No errors.
+ */
+double gp_train_recomp_frac (const struct gp_layout *l, int layers);
 const char *gp_precision_str (enum gp_precision p);
 
 /* ------------------------- LoRA fine-tuning ---------------------------

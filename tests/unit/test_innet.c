@@ -169,7 +169,7 @@ static void test_train_70b_dp_over_ib (void **state)
     gp_train_job_default (&job);
     job.global_batch = 64;
     struct gp_layout l = {8, 4, 8, 1, 1, 1, 1, 1, GP_RECOMP_SELECTIVE,
-                          GP_SHARD_NONE, GP_SCHED_1F1B, 0};
+                          GP_SHARD_NONE, GP_SCHED_1F1B, 0, 0};
     struct gp_train_hw hw, ib;
     hw_of ("H100-SXM", &hw);
     ib = hw;

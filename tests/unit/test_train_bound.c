@@ -141,6 +141,24 @@ static void test_bound_below_step (void **state)
                     fail ();
                 }
             }
+        /* partial (block) recomputation: 1 .. chunk - 1 layers per
+         * chunk; the bound for the layout and the search's S[0] bound
+         * (b) stay below the step
+         */
+        int C = gp_train_chunk_layers (&l, m.layers);
+        for (int nrec = 1; nrec < C && nrec <= 3; nrec++) {
+            struct gp_layout x = l;
+            x.recompute = GP_RECOMP_FULL;
+            x.recompute_layers = nrec;
+            struct gp_train_time t;
+            gp_train_time (&m, &j, &hw, &x, &t);
+            double bp = gp__train_step_bound (&m, &j, &hw, &x);
+            if (!(bp <= t.step_s && b <= t.step_s)) {
+                print_error ("%s partial recompute %d/%d: bound %.17g "
+                             "step %.17g\n", a->id, nrec, C, bp, t.step_s);
+                fail ();
+            }
+        }
         checked++;
         positive += b > 0;
     }

@@ -10,6 +10,7 @@
  * docs/model/training.md; the section names there match the banners here.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -28,6 +29,59 @@ const char *gp_recompute_str (enum gp_recompute r)
 {
     static const char *n[] = {"none", "selective", "full"};
     return (unsigned)r < 3 ? n[r] : "?";
+}
+
+int gp_train_chunk_layers (const struct gp_layout *l, int layers)
+{
+    int pp = l->pp > 0 ? l->pp : 1, vpp = l->vpp > 0 ? l->vpp : 1;
+    int c = (layers + pp - 1) / pp / vpp;
+    return c > 0 ? c : 1;
+}
+
+double gp_train_recomp_frac (const struct gp_layout *l, int layers)
+{
+    if (l->recompute != GP_RECOMP_FULL)
+        return 0;
+    int c = gp_train_chunk_layers (l, layers);
+    if (l->recompute_layers <= 0 || l->recompute_layers >= c)
+        return 1;
+    return (double)l->recompute_layers / c;
+}
+
+char *gp_recompute_fmt (const struct gp_layout *l, int layers, char *buf,
+                        size_t n)
+{
+    int c = gp_train_chunk_layers (l, layers);
+    if (l->recompute == GP_RECOMP_FULL && l->recompute_layers > 0
+        && (layers <= 0 || l->recompute_layers < c)) {
+        if (layers > 0)
+            snprintf (buf, n, "full:%d/%d", l->recompute_layers, c);
+        else
+            snprintf (buf, n, "full:%d", l->recompute_layers);
+    }
+    else
+        snprintf (buf, n, "%s", gp_recompute_str (l->recompute));
+    return buf;
+}
+
+/* Model families trained with dropout 0 (no dropout masks stored):
+ * docs/model/training.md, "Dropout masks", gives each family's source
+ * (the Hugging Face config.json attention/hidden dropout 0.0 of its
+ * released checkpoints, or the paper).  Others keep the masks.
+ */
+static int family_no_dropout (const char *fam)
+{
+    static const char *const f[] = {
+        "llama",    "llama2",  "llama3",     "llama3.1", "llama3.2",
+        "llama3.3", "llama4",  "mistral",    "mixtral",  "qwen2.5",
+        "qwen3",    "deepseek", "kimi",      "gemma2",   "gemma3",
+        "olmo2",    "phi4",    "yi",         "nemotron", "nemotron-h",
+        "falcon",   "mpt",     "palm",
+    };
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        if (!strcasecmp (fam, f[i]))
+            return 1;
+    return 0;
 }
 
 const char *gp_precision_str (enum gp_precision p)
@@ -135,6 +189,7 @@ int gp_train_prep (const struct gp_arch *a, struct gp_train_model *m,
                        + (double)m->vocab * m->hidden;
     if (b.layer_pattern[0])
         gp__ssm_prep (&b, &pc, m);
+    m->no_dropout = family_no_dropout (b.family);
     return 0;
 }
 
@@ -242,6 +297,26 @@ void gp_train_hw_from_accel (const struct gp_accel *a,
 
 /* ============================== checks ================================ */
 
+/* Partial (block) recomputation: 0 <= recompute_layers <= the layers of
+ * a (virtual) pipeline chunk, and only with recompute full.
+ */
+static int recompute_layers_check (const struct gp_train_model *m,
+                                   const struct gp_layout *l,
+                                   gp_error_t *err)
+{
+    int c = gp_train_chunk_layers (l, m->layers);
+    if (l->recompute_layers < 0 || l->recompute_layers > c)
+        return gp_errprintf (err, GP_EINVAL,
+                             "recompute_layers %d: must be 0 (every layer) "
+                             "to %d, the layers of one pipeline chunk",
+                             l->recompute_layers, c);
+    if (l->recompute_layers > 0 && l->recompute != GP_RECOMP_FULL)
+        return gp_errprintf (err, GP_EINVAL,
+                             "recompute_layers %d needs recompute full",
+                             l->recompute_layers);
+    return 0;
+}
+
 int gp_train_check (const struct gp_train_model *m,
                     const struct gp_train_job *job,
                     const struct gp_layout *l,
@@ -283,6 +358,8 @@ int gp_train_check (const struct gp_train_model *m,
                              "activation offload needs pp 1, no "
                              "recomputation and fewer than %d layers",
                              m->layers);
+    if (recompute_layers_check (m, l, err))
+        return GP_EINVAL;
     double rep = (double)l->dp * l->micro_batch;
     double mb = job->global_batch / rep;
     if (mb < 1 || fabs (mb - floor (mb + 0.5)) > 1e-9)
@@ -366,6 +443,14 @@ static double act_coeffs (const struct gp_train_model *m,
     double split = attn_split + mlp_split;
     /* 5as/h: scores 2, softmax-dropout mask 1, dropout output 2 */
     *attn_term = 5.0 * m->heads * s / h / t;
+    /* dropout 0: PyTorch's dropout returns its input, so neither the two
+     * residual masks nor the attention mask and dropout output exist
+     * (docs/model/training.md, "Dropout masks")
+     */
+    if (m->no_dropout) {
+        unsplit -= 2;
+        *attn_term = 2.0 * m->heads * s / h / t;
+    }
     return l->seq_par ? (unsplit + split) / t : unsplit + split / t;
 }
 
@@ -413,6 +498,33 @@ static double act_fp8_save (const struct gp_train_model *m,
         split += dense;
     double unsplit = 2; /* QKV and MLP inputs */
     return l->seq_par ? (unsplit + split) / t : unsplit + split / t;
+}
+
+/* Stored activation bytes of one layer averaged over a stage: with
+ * partial (block) recomputation the fraction f = gp_train_recomp_frac of
+ * layers keeps only its input, the rest keep everything they keep
+ * without recomputation (docs/model/training.md, "Partial (block)
+ * recomputation").
+ */
+static double act_stored (const struct gp_train_model *m,
+                          const struct gp_train_job *job,
+                          const struct gp_train_hw *hw,
+                          const struct gp_layout *l)
+{
+    double f = gp_train_recomp_frac (l, m->layers);
+    struct gp_layout kl = *l;
+    if (l->recompute == GP_RECOMP_FULL && f < 1)
+        kl.recompute = GP_RECOMP_NONE;
+    double a = gp_train_act_layer_bytes (m, &kl, job->seq_len,
+                                         job->flash_attn);
+    if (hw->fp8 && kl.recompute != GP_RECOMP_FULL)
+        a -= job->seq_len / l->cp * l->micro_batch * (double)m->hidden
+             * act_fp8_save (m, l) * gp__prec_save_scale (hw);
+    if (f <= 0 || f >= 1)
+        return a;
+    double in = gp_train_act_layer_bytes (m, l, job->seq_len,
+                                          job->flash_attn);
+    return (1 - f) * a + f * in;
 }
 
 /* The same without recompute: the working set of one layer. */
@@ -489,11 +601,7 @@ void gp_train_memory (const struct gp_train_model *m,
     if (gp__lora_on (job))
         gp__lora_memory (m, job, l, P, o);
 
-    double a_layer = gp_train_act_layer_bytes (m, l, job->seq_len,
-                                               job->flash_attn);
-    if (hw->fp8 && l->recompute != GP_RECOMP_FULL)
-        a_layer -= job->seq_len / l->cp * l->micro_batch * (double)m->hidden
-                   * act_fp8_save (m, l) * gp__prec_save_scale (hw);
+    double a_layer = act_stored (m, job, hw, l);
     double mbs = job->global_batch / ((double)l->dp * l->micro_batch);
     double inflight = pp > 1 ? (mbs < pp ? mbs : pp) : 1;
     /* DualPipe: PP + 1 micro-batches (DeepSeek-V3 Table 2) */
@@ -539,6 +647,48 @@ void gp_train_memory (const struct gp_train_model *m,
     o->capacity = hw->mem_bytes;
     o->headroom = o->capacity - o->total;
     o->fits = o->capacity <= 0 || o->headroom >= 0;
+}
+
+int gp__recomp_fit (const struct gp_train_model *m,
+                    const struct gp_train_job *job,
+                    const struct gp_train_hw *hw, struct gp_layout *l,
+                    struct gp_train_mem *mem)
+{
+    int c = gp_train_chunk_layers (l, m->layers);
+    if (l->recompute != GP_RECOMP_FULL || c < 2 || l->offload_layers > 0)
+        return 0;
+    /* memory falls as more layers are recomputed: bisect on the fewest
+     * of 1 .. c - 1 that fit
+     */
+    struct gp_layout t = *l;
+    struct gp_train_mem mm;
+    /* only where no recomputation does not fit (else that is faster) */
+    t.recompute = GP_RECOMP_NONE;
+    t.recompute_layers = 0;
+    gp_train_memory (m, job, hw, &t, &mm);
+    if (mm.fits)
+        return 0;
+    t.recompute = GP_RECOMP_FULL;
+    t.recompute_layers = c - 1;
+    gp_train_memory (m, job, hw, &t, &mm);
+    if (!mm.fits)
+        return 0;
+    int lo = 1, hi = c - 1; /* hi fits */
+    struct gp_train_mem best = mm;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        t.recompute_layers = mid;
+        gp_train_memory (m, job, hw, &t, &mm);
+        if (mm.fits) {
+            hi = mid;
+            best = mm;
+        } else
+            lo = mid + 1;
+    }
+    t.recompute_layers = hi;
+    *l = t;
+    *mem = best;
+    return 1;
 }
 
 int gp_train_eval (const struct gp_train_model *m,

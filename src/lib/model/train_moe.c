@@ -67,7 +67,7 @@ double gp__moe_shared_hidden_s (const struct gp_train_model *m,
     double fwd = gp__train_gemm_s (hw, T, fs * (m->mlp_mats - 1), h)
                  + gp__train_gemm_s (hw, T, h, fs);
     /* forward + backward (2x) + a full recompute's forward */
-    double win = fwd * (3.0 + (l->recompute == GP_RECOMP_FULL));
+    double win = fwd * (3.0 + gp_train_recomp_frac (l, m->layers));
     return win < ep_left_s ? win : ep_left_s;
 }
 
@@ -125,7 +125,7 @@ double gp__moe_host_s (const struct gp_train_model *m,
      * forward (and its recomputation) synchronises: the backward reuses
      * the split sizes already on the host.
      */
-    double fwds = 1.0 + (l->recompute == GP_RECOMP_FULL);
+    double fwds = 1.0 + gp_train_recomp_frac (l, m->layers);
     double host = (fwds + 2.0) * ops * HOST_OP_S;
     double bound = host > gpu_s ? host - gpu_s : 0;
     double sync = fwds * sync_s;

@@ -34,7 +34,8 @@ void gp_train_layout_text (const struct gp_layout *l, char *b, size_t n)
 {
     snprintf (b, n, "tp%d pp%d dp%d cp%d ep%d vpp%d mb%d%s %s %s%s%s",
               l->tp, l->pp, l->dp, l->cp, l->ep, l->vpp, l->micro_batch,
-              l->seq_par ? " sp" : "", gp_recompute_str (l->recompute),
+              l->seq_par ? " sp" : "",
+              gp_recompute_fmt (l, 0, (char[24]){0}, 24),
               gp_sharding_str (l->sharding),
               l->schedule != GP_SCHED_1F1B ? " " : "",
               l->schedule != GP_SCHED_1F1B ? gp_schedule_str (l->schedule)
@@ -111,11 +112,20 @@ static void degree_changes (const struct gp_train_model *m,
         int keep = b->vpp <= 1 || m->layers % (2 * b->pp * b->vpp) == 0;
         l = *b;
         l.pp *= 2, l.dp /= 2, l.vpp = keep ? l.vpp : 1;
+        /* block recomputation: the same share of the shorter chunks */
+        if (l.recompute_layers > 0)
+            l.recompute_layers = (l.recompute_layers + 1) / 2;
+        if (l.recompute_layers >= gp_train_chunk_layers (&l, m->layers))
+            l.recompute_layers = 0;
         add (alt, n, keep ? GP_CHG_PP_X2 : GP_CHG_PP_X2_NO_VPP, &l);
     }
     if (b->pp % 2 == 0) {
         l = *b;
         l.pp /= 2, l.dp *= 2, l.vpp = l.pp > 1 ? l.vpp : 1;
+        if (l.recompute_layers > 0) /* the same share of longer chunks */
+            l.recompute_layers *= 2;
+        if (l.recompute_layers >= gp_train_chunk_layers (&l, m->layers))
+            l.recompute_layers = 0;
         add (alt, n, GP_CHG_PP_HALF, &l);
     }
 }
@@ -134,10 +144,12 @@ void gp_train_neighbours (const struct gp_train_model *m,
     l.micro_batch *= 2;
     add (alt, n, GP_CHG_MB_X2, &l);
     for (int r = 0; r < 3; r++)
-        if (r != (int)b->recompute
+        if ((r != (int)b->recompute
+             || (r == GP_RECOMP_FULL && b->recompute_layers > 0))
             && !(r == GP_RECOMP_SELECTIVE && job->flash_attn)) {
             l = *b;
             l.recompute = (enum gp_recompute)r;
+            l.recompute_layers = 0; /* every layer, or none */
             add (alt, n, (enum gp_train_change)(GP_CHG_RECOMPUTE_NONE + r),
                  &l);
         }

@@ -451,8 +451,8 @@ static double recompute_s (const struct tctx *cx, double fwd, double attn_f)
 {
     TCTX_NAMES (cx);
     double recomp = 0;
-    if (rec == GP_RECOMP_FULL)
-        recomp = fwd;
+    if (rec == GP_RECOMP_FULL) /* partial (block): that share of layers */
+        recomp = gp_train_recomp_frac (l, m->layers) * fwd;
     else if (rec == GP_RECOMP_SELECTIVE && !job->flash_attn)
         recomp = attn_f;
     else if (rec == GP_RECOMP_SELECTIVE && m->mla) {
@@ -546,7 +546,7 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
      * another's compute in the steady state (not in the warm-up and
      * cool-down micro-batches); DualPipe overlaps every chunk pair.
      */
-    double ep_mb = ep_f * (2.0 + (rec == GP_RECOMP_FULL));
+    double ep_mb = ep_f * (2.0 + gp_train_recomp_frac (l, m->layers));
     double comp_mb = fwd + bwd + recomp;
     double ep_hid = 0;
     if (ep_mb > 0 && l->schedule != GP_SCHED_1F1B) {
@@ -835,7 +835,8 @@ static void rates (const struct tctx *cx, struct gp_train_time *o)
                              : 12.0 * m->layers * s * qd;
     o->hw_flops_per_token = o->model_flops_per_token;
     if (rec == GP_RECOMP_FULL)
-        o->hw_flops_per_token += o->model_flops_per_token / 3.0;
+        o->hw_flops_per_token += gp_train_recomp_frac (l, m->layers)
+                                 * o->model_flops_per_token / 3.0;
     else if (rec == GP_RECOMP_SELECTIVE)
         o->hw_flops_per_token += attn_fpt / 3.0;
     if (gp__lora_on (job)) /* executed FLOPs of LoRA (train_lora.c) */
@@ -864,6 +865,8 @@ void gp_train_time (const struct gp_train_model *m,
     double nmb = cx.nmb;
     int Ls = cx.Ls;
     int rec = cx.rec;
+    /* share of layers fully recomputed (1: full, < 1: block) */
+    double rf = gp_train_recomp_frac (l, m->layers);
     double gemm_f = x.gemm_f, attn_f = x.attn_f, attn_b = x.attn_b;
     double mem_f = x.mem_f, tp_f = x.tp_f, cp_f = x.cp_f;
     double recomp = x.recomp, ep_mb = x.ep_mb, ep_hid = x.ep_hid;
@@ -877,18 +880,18 @@ void gp_train_time (const struct gp_train_model *m,
     double optim = optimizer_s (&cx, P, PX, ndx);
     if (gp__lora_on (job))
         lora_dp_optim (&cx, &x, P, &dp_exposed, &optim);
-    o->gemm_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * gemm_f
+    o->gemm_s = nmb * Ls * (3.0 + rf) * gemm_f
                 + (rec == GP_RECOMP_SELECTIVE && m->mla ? nmb * Ls * recomp
                                                         : 0);
     if (gp__lora_on (job)) /* LoRA backward (train_lora.c) */
-        o->gemm_s = nmb * Ls * (x.gemm_b + (1.0 + (rec == GP_RECOMP_FULL))
-                                               * gemm_f);
+        o->gemm_s = nmb * Ls * (x.gemm_b + (1.0 + rf) * gemm_f);
     o->gemm_s += nmb * Ls * x.wacc; /* MoE wgrad accumulation */
     o->attn_s = nmb * Ls * (attn_f + attn_b
-                            + (rec != GP_RECOMP_NONE ? attn_f : 0));
-    o->mem_s = nmb * Ls * (3.0 + (rec == GP_RECOMP_FULL)) * mem_f
+                            + (rec == GP_RECOMP_SELECTIVE ? attn_f
+                                                          : rf * attn_f));
+    o->mem_s = nmb * Ls * (3.0 + rf) * mem_f
                + nmb * logit_mb;
-    o->tp_comm_s = nmb * Ls * (2.0 + (rec == GP_RECOMP_FULL)) * tp_f;
+    o->tp_comm_s = nmb * Ls * (2.0 + rf) * tp_f;
     o->cp_comm_s = nmb * Ls * 3.0 * cp_f;
     o->ep_comm_s = nmb * Ls * (ep_mb - ep_hid);
     o->ep_hidden_s = nmb * Ls * ep_hid;
@@ -916,8 +919,10 @@ void gp_train_time (const struct gp_train_model *m,
  * recomputation and sharding stage of layout 'l' (the layout search skips
  * a layout whose bound exceeds the slowest step it keeps).
  *
- * With full recomputation (l->recompute == GP_RECOMP_FULL) recomp is
- * fwd itself and the bound uses S_full = Ls * (fwd + bwd + fwd) + logit,
+ * With full recomputation of every layer (gp_train_recomp_frac 1) recomp
+ * is fwd itself (1.0 * fwd, exact) and the bound uses S_full; partial
+ * (block) recomputation (recomp = f * fwd >= 0) uses S like the others,
+ * and S_full = Ls * (fwd + bwd + fwd) + logit,
  * the same rounded comp; it is then valid for every sharding stage.
  *
  * Proof.  gp_train_time returns
@@ -1000,5 +1005,6 @@ double gp__train_step_bound (const struct gp_train_model *m,
     double S_full;
     double S = gp__train_stage_bound (m, job, hw, l, &S_full);
     return gp__train_step_bound_with (
-        m, job, hw, l, l->recompute == GP_RECOMP_FULL ? S_full : S);
+        m, job, hw, l,
+        gp_train_recomp_frac (l, m->layers) >= 1 ? S_full : S);
 }

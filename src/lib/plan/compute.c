@@ -257,8 +257,7 @@ static void record_train_layout (struct plan_sizing *z, size_t wi,
     long long per_step = (long long)l->micro_batch * l->dp;
     p->grad_accum = per_step > 0 ? (int)(p->global_batch / per_step) : 0;
     p->seq_len = job->seq_len;
-    snprintf (p->recompute, sizeof p->recompute, "%s",
-              gp_recompute_str (l->recompute));
+    gp_recompute_fmt (l, 0, p->recompute, sizeof p->recompute);
     snprintf (p->sharding, sizeof p->sharding, "%s",
               gp_sharding_str (l->sharding));
     p->step_s = tr->time.step_s;

@@ -30,6 +30,10 @@ static json_t *layout_json (const struct gp_layout *l)
     json_object_set_new (o, "seq_par", json_boolean (l->seq_par));
     json_object_set_new (o, "recompute",
                          json_string (gp_recompute_str (l->recompute)));
+    /* partial (block) recomputation: layers per pipeline chunk */
+    if (l->recompute == GP_RECOMP_FULL && l->recompute_layers > 0)
+        json_object_set_new (o, "recompute_layers",
+                             json_integer (l->recompute_layers));
     json_object_set_new (o, "sharding",
                          json_string (gp_sharding_str (l->sharding)));
     json_object_set_new (o, "pp_schedule",

@@ -32,6 +32,7 @@ void gp_search_fix_free (struct gp_search_fix *f)
     f->recompute = f->sharding = f->sharding_max = -1;
     f->max_tp = 0;
     f->schedule = -1;
+    f->recompute_layers = -1;
 }
 
 /* Insert 'r' into the sorted top-k (fastest first). */
@@ -183,12 +184,28 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
             && fix->recompute < 0)
             continue;
         l.recompute = r;
+        l.recompute_layers = r == GP_RECOMP_FULL && fix->recompute_layers > 0
+                                 ? fix->recompute_layers
+                                 : 0;
+        /* partial (block) recomputation is tried before every layer
+         * when recomputation is free (a fixed "full" is every layer
+         * unless recompute_layers is fixed too): only S[0] bounds it
+         */
+        /* a fixed recompute_layers must fit in this layout's chunks */
+        if (l.recompute_layers > gp_train_chunk_layers (&l, c->m->layers))
+            continue;
+        int partial = r == GP_RECOMP_FULL && fix->recompute < 0
+                      && fix->recompute_layers < 0
+                      && gp_train_chunk_layers (&l, c->m->layers) > 1;
         /* full recomputation repeats the forward: its higher bound may
          * skip every sharding stage of it (see pruned())
          */
-        if (r == GP_RECOMP_FULL && c->prune && !isnan (S[1])
+        int full_pruned =
+            r == GP_RECOMP_FULL && gp_train_recomp_frac (&l, c->m->layers) >= 1
+            && c->prune && !isnan (S[1])
             && gp__train_step_bound_with (c->m, c->job, c->hw, &l, S[1])
-                   > limit (c))
+                   > limit (c);
+        if (full_pruned && !partial)
             continue;
         for (int sh = c->s0; sh <= c->s1; sh++) {
             /* ZeRO-2/3 with PP is not offered by Megatron; FSDP style
@@ -201,6 +218,20 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
             res.layout = l;
             gp_train_memory (c->m, c->job, c->hw, &l, &res.mem);
             st->evaluated += 1;
+            /* partial recomputation: the fewest recomputed layers per
+             * chunk that fit (docs/model/training.md, "Partial (block)
+             * recomputation") when every layer fits; else every
+             * layer, unless its bound skips it
+             */
+            if (partial && res.mem.fits
+                && gp__recomp_fit (c->m, c->job, c->hw, &res.layout,
+                                   &res.mem)) {
+                gp_train_time (c->m, c->job, c->hw, &res.layout, &res.time);
+                keep (c->top, c->k, c->n, &res);
+                continue;
+            }
+            if (partial && full_pruned)
+                continue;
             /* CPU activation offload: the fewest offloaded layers that
              * fit (docs/model/training.md, "CPU activation offload")
              */

@@ -215,7 +215,8 @@ static void layout_str (const struct gp_layout *l, char *b, size_t n)
               "tp%d pp%d dp%d cp%d ep%d vpp%d mb%d%s recompute=%s "
               "sharding=%s%s%s",
               l->tp, l->pp, l->dp, l->cp, l->ep, l->vpp, l->micro_batch,
-              l->seq_par ? " sp" : "", gp_recompute_str (l->recompute),
+              l->seq_par ? " sp" : "",
+              gp_recompute_fmt (l, 0, (char[24]){0}, 24),
               gp_sharding_str (l->sharding),
               l->schedule != GP_SCHED_1F1B ? " " : "",
               l->schedule != GP_SCHED_1F1B ? gp_schedule_str (l->schedule)
@@ -232,6 +233,24 @@ static int enum_of (const char *s, const char *const *names, int n)
         if (!strcasecmp (s, names[i]))
             return i;
     return -2;
+}
+
+/* Partial (block) recomputation in the recompute column: "full:N", N
+ * layers recomputed per (virtual) pipeline chunk (Megatron
+ * --recompute-method block --recompute-num-layers N).  Returns 0 with
+ * GP_RECOMP_FULL and N, -1 when 's' is not of that form or N < 1.
+ */
+static int recomp_block (const char *s, int *rec, int *layers)
+{
+    if (strncasecmp (s, "full:", 5))
+        return -1;
+    char *end;
+    long n = strtol (s + 5, &end, 10);
+    if (end == s + 5 || *end || n < 1 || n > 100000)
+        return -1;
+    *rec = GP_RECOMP_FULL;
+    *layers = (int)n;
+    return 0;
 }
 
 /* Mark 'o' unsupported with a reason; returns -1 for 'return unsup()'. */
@@ -435,6 +454,12 @@ static int row_fix (const struct vrow *r, struct gp_search_fix *fix,
                                       "fsdp"};
     if (r->f[C_RECOMP][0]) {
         fix->recompute = enum_of (r->f[C_RECOMP], rec, 3);
+        if (fix->recompute < 0
+            && recomp_block (r->f[C_RECOMP], &fix->recompute,
+                             &fix->recompute_layers))
+            return unsup (o, "recompute '%s': none, selective, full or "
+                             "full:N (N >= 1 recomputed layers per "
+                             "pipeline chunk)", r->f[C_RECOMP]);
         if (fix->recompute < 0)
             return unsup (o, "unknown recompute '%s'", r->f[C_RECOMP]);
         if (fix->recompute == GP_RECOMP_SELECTIVE)
