@@ -101,7 +101,8 @@ static void test_adapter_params (void **state)
  * 12 x 32 x 4096 x 4096 = 6,442,450,944.  LoRA: 4N + 6 x 16,777,216 +
  * attention = 32,971,423,744 (full training: 6N + attention =
  * 46,084,915,200).  The step reports the LoRA count as model FLOPs, and
- * full recomputation adds one forward: 2N + 2 x adapters + attention/3.
+ * full recomputation adds one forward: 2N + 2 x adapters + attention/3;
+ * partial recomputation the recomputed share of it.
  */
 static void test_flops (void **state)
 {
@@ -125,6 +126,16 @@ static void test_flops (void **state)
     near (r.time.hw_flops_per_token,
           32971423744.0 + 2 * 6607077376.0 + 2 * 16777216.0
               + 6442450944.0 / 3,
+          1e-15);
+    /* partial (block) recomputation of 8 of the 32 layers (one stage,
+     * one chunk): a quarter of that extra forward
+     */
+    l.recompute_layers = 8;
+    eval (&m, &j, &l, &r);
+    near (r.time.hw_flops_per_token,
+          32971423744.0
+              + 0.25 * (2 * 6607077376.0 + 2 * 16777216.0
+                        + 6442450944.0 / 3),
           1e-15);
 }
 

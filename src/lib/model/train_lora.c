@@ -169,15 +169,15 @@ double gp_train_lora_flops_per_token (const struct gp_train_model *m,
 
 void gp__lora_rates (const struct gp_train_model *m,
                      const struct gp_train_job *job, double seq_len,
-                     enum gp_recompute rec, double *model_fpt,
-                     double *hw_fpt)
+                     enum gp_recompute rec, double rfrac,
+                     double *model_fpt, double *hw_fpt)
 {
     double pa = gp_train_lora_params (m, job->lora_rank, job->lora_targets);
     double attn = 6.0 * m->layers * seq_len * gp_train_attn_width2 (m);
     *model_fpt = gp_train_lora_flops_per_token (m, job, seq_len);
     *hw_fpt = *model_fpt;
     if (rec == GP_RECOMP_FULL)
-        *hw_fpt += 2.0 * m->matmul_active + 2.0 * pa + attn / 3.0;
+        *hw_fpt += rfrac * (2.0 * m->matmul_active + 2.0 * pa + attn / 3.0);
     else if (rec == GP_RECOMP_SELECTIVE)
         *hw_fpt += attn / 3.0;
 }

@@ -52,12 +52,14 @@ void gp__lora_gemm (const struct gp_train_model *m,
 
 /* Model and hardware FLOPs per token of a LoRA job with recomputation
  * 'rec' (gp_train_lora_flops_per_token; full recomputation adds one
- * forward, selective the attention core's forward).
+ * forward of the recomputed share 'rfrac' of the layers,
+ * gp_train_recomp_frac: 1 for every layer, less for partial (block)
+ * recomputation; selective the attention core's forward).
  */
 void gp__lora_rates (const struct gp_train_model *m,
                      const struct gp_train_job *job, double seq_len,
-                     enum gp_recompute rec, double *model_fpt,
-                     double *hw_fpt);
+                     enum gp_recompute rec, double rfrac,
+                     double *model_fpt, double *hw_fpt);
 
 /* Checkpoint bytes of a LoRA job: the adapters with their optimizer
  * states (the frozen base is read-only and never rewritten).

@@ -840,8 +840,8 @@ static void rates (const struct tctx *cx, struct gp_train_time *o)
     else if (rec == GP_RECOMP_SELECTIVE)
         o->hw_flops_per_token += attn_fpt / 3.0;
     if (gp__lora_on (job)) /* executed FLOPs of LoRA (train_lora.c) */
-        gp__lora_rates (m, job, s, rec, &o->model_flops_per_token,
-                        &o->hw_flops_per_token);
+        gp__lora_rates (m, job, s, rec, gp_train_recomp_frac (l, m->layers),
+                        &o->model_flops_per_token, &o->hw_flops_per_token);
     o->model_flops_per_gpu = o->model_flops_per_token
                              * o->tokens_per_s_per_gpu;
     if (hw->peak_flops > 0) {
