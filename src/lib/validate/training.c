@@ -794,6 +794,21 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
         unsup (o, "tp*pp*dp*cp differs from num_gpus%s", "");
         return;
     }
+    if (fix.recompute_layers > 0 && fix.pp > 0) {
+        /* full:N with the row's pipeline: N at most a chunk's layers */
+        struct gp_layout cl = {.pp = fix.pp, .vpp = fix.vpp > 0 ? fix.vpp
+                                                                : 1};
+        int c = gp_train_chunk_layers (&cl, m.layers);
+        if (fix.recompute_layers > c) {
+            char why[160];
+            snprintf (why, sizeof why, "recompute 'full:%d': more layers "
+                      "than a pipeline chunk holds (%d of %d layers over "
+                      "pp %d x vpp %d)", fix.recompute_layers, c, m.layers,
+                      fix.pp, cl.vpp);
+            unsup (o, "%s", why);
+            return;
+        }
+    }
     struct gp_train_result res;
     if (row_layout (&m, &job, &hw, &fix, &res, o))
         return;
