@@ -467,31 +467,26 @@ void gp_train_batch_range (const struct gp_train_model *m, double seq_len,
 }
 
 /* The batches search_batch tries, ascending, into 'bs' (at most 'max'):
- * the doublings lo, 2 lo, ... <= hi, and for each doubling b the largest
- * multiple of 'n_gpus' not above it, when that lies in [lo, hi].  On a
- * GPU count that is not a power of two (38 nodes of 8 = 304 GPUs), no
- * doubling is divisible by the data-parallel degrees the count offers
+ * the doublings lo, 2 lo, ... <= hi, and below the largest of them the
+ * largest multiple of 'n_gpus' not above it, when that lies in [lo, hi].
+ * On a GPU count that is not a power of two (38 nodes of 8 = 304 GPUs),
+ * no doubling is divisible by the data-parallel degrees the count offers
  * (304 / (tp pp cp)), so the layouts would be forced into odd pipeline
  * depths (pp 19); 912 = 3 x 304 lets every tp x pp x cp that divides the
- * count run whole micro-batches (docs/model/training.md, "Batch").
+ * count run whole micro-batches.  Only the largest doubling gets one: a
+ * smaller batch wins only when it is as fast (docs/model/training.md,
+ * "Batch").
  */
 static int batch_list (double lo, double hi, int n_gpus, double *bs, int max)
 {
-    int nd = 0;
-    for (double b = lo; b <= hi && nd < max / 2; b *= 2)
-        nd++;
     int nb = 0;
-    double b = lo;
-    for (int i = 0; i < nd; i++, b *= 2) {
-        /* the multiple below the largest doubling only: a smaller
-         * batch wins only when it is as fast, which the largest batches
-         * that fit the count are (docs/model/training.md, "Batch")
-         */
-        double m = n_gpus > 0 && i == nd - 1 ? floor (b / n_gpus) * n_gpus
-                                             : 0;
-        if (m >= lo && m < b && (nb == 0 || m > bs[nb - 1]))
-            bs[nb++] = m;
+    for (double b = lo; b <= hi && nb + 1 < max; b *= 2)
         bs[nb++] = b;
+    double top = nb ? bs[nb - 1] : 0;
+    double m = n_gpus > 0 ? floor (top / n_gpus) * n_gpus : 0;
+    if (m >= lo && m < top && (nb < 2 || m > bs[nb - 2])) {
+        bs[nb - 1] = m;
+        bs[nb++] = top;
     }
     return nb;
 }
