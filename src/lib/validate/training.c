@@ -253,6 +253,15 @@ static int recomp_block (const char *s, int *rec, int *layers)
     return 0;
 }
 
+/* A precision below 16 bit (FP8 of any scaling, FP4, INT8): the rows the
+ * low-precision terms act on (fit.c scope "fp8") and whose frozen LoRA
+ * weights are kept at 1 byte.
+ */
+static int low_prec (enum gp_precision p)
+{
+    return p != GP_PREC_BF16 && p != GP_PREC_FP16;
+}
+
 /* Mark 'o' unsupported with a reason; returns -1 for 'return unsup()'. */
 static int unsup (struct gp_val_row *o, const char *fmt, const char *what)
 {
@@ -420,10 +429,7 @@ static int row_lora (const struct vrow *r, const struct gp_train_model *m,
     job->finetune = GP_FT_LORA;
     job->lora_rank = k == 1 ? (int)v : GP_LORA_RANK_DEFAULT;
     job->lora_targets = GP_LORA_ATTN;
-    job->base_bytes = job->precision == GP_PREC_FP8
-                              || job->precision >= GP_PREC_MXFP8
-                          ? 1
-                          : 2;
+    job->base_bytes = low_prec (job->precision) ? 1 : 2;
     gp_error_t e = {0};
     if (gp_train_lora_check (m, job, &e))
         return unsup (o, "%s", e.text);
@@ -787,7 +793,7 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     if (o->gpus_chosen && row_size_days (&m, &job, &hw, &fix, o))
         return;
     o->unfused_attn = !job.flash_attn;
-    o->fp8 = job.precision == GP_PREC_FP8 || job.precision >= GP_PREC_MXFP8;
+    o->fp8 = low_prec (job.precision);
     o->moe = m.moe_experts > 0;
     if (fix.tp > 0 && fix.pp > 0 && fix.dp > 0
         && fix.tp * fix.pp * fix.dp * (fix.cp > 0 ? fix.cp : 1) != o->n_gpus) {
