@@ -652,42 +652,59 @@ void gp_train_memory (const struct gp_train_model *m,
 int gp__recomp_fit (const struct gp_train_model *m,
                     const struct gp_train_job *job,
                     const struct gp_train_hw *hw, struct gp_layout *l,
-                    struct gp_train_mem *mem)
+                    struct gp_train_mem *mem, int none_fits)
 {
     int c = gp_train_chunk_layers (l, m->layers);
-    if (l->recompute != GP_RECOMP_FULL || c < 2 || l->offload_layers > 0)
+    if (l->recompute != GP_RECOMP_FULL || c < 2 || l->offload_layers > 0
+        || !mem->fits || none_fits == 1)
         return 0;
-    /* memory falls as more layers are recomputed: bisect on the fewest
-     * of 1 .. c - 1 that fit
-     */
     struct gp_layout t = *l;
     struct gp_train_mem mm;
     /* only where no recomputation does not fit (else that is faster) */
-    t.recompute = GP_RECOMP_NONE;
-    t.recompute_layers = 0;
-    gp_train_memory (m, job, hw, &t, &mm);
-    if (mm.fits)
-        return 0;
-    t.recompute = GP_RECOMP_FULL;
-    t.recompute_layers = c - 1;
-    gp_train_memory (m, job, hw, &t, &mm);
-    if (!mm.fits)
-        return 0;
-    int lo = 1, hi = c - 1; /* hi fits */
-    struct gp_train_mem best = mm;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        t.recompute_layers = mid;
+    if (none_fits < 0) {
+        t.recompute = GP_RECOMP_NONE;
+        t.recompute_layers = 0;
         gp_train_memory (m, job, hw, &t, &mm);
-        if (mm.fits) {
-            hi = mid;
-            best = mm;
-        } else
-            lo = mid + 1;
+        if (mm.fits)
+            return 0;
+        t.recompute = GP_RECOMP_FULL;
     }
-    t.recompute_layers = hi;
+    /* From 1 recomputed layer to c (every layer, '*mem', which fits) the
+     * memory falls by the same step per layer (each keeps its input
+     * instead of all its activations; the working set of one layer is
+     * there from 1 on): the fewest that fit follow from the two ends,
+     * then checked against the model itself, a step at a time.
+     */
+    t.recompute_layers = 1;
+    gp_train_memory (m, job, hw, &t, &mm);
+    int k = 1;
+    if (!mm.fits) {
+        double step = (mm.total - mem->total) / (c - 1);
+        double kd = step > 0 ? 1 + ceil ((mm.total - mm.capacity) / step)
+                             : c;
+        k = kd < 2 ? 2 : kd > c ? c : (int)kd;
+        for (; k < c; k++) { /* up to the first that fits */
+            t.recompute_layers = k;
+            gp_train_memory (m, job, hw, &t, &mm);
+            if (mm.fits)
+                break;
+        }
+        if (k == c)
+            mm = *mem;
+        for (; k > 2; k--) { /* down while one fewer fits too */
+            struct gp_train_mem below;
+            t.recompute_layers = k - 1;
+            gp_train_memory (m, job, hw, &t, &below);
+            if (!below.fits)
+                break;
+            mm = below;
+        }
+    }
+    if (k == c)
+        return 0;
+    t.recompute_layers = k;
     *l = t;
-    *mem = best;
+    *mem = mm;
     return 1;
 }
 

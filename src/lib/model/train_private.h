@@ -119,15 +119,17 @@ double gp__offload_s (const struct gp_train_model *m,
                       const struct gp_layout *l, double fwd, double bwd);
 /* Partial (block) recomputation (train.c; docs/model/training.md,
  * "Partial (block) recomputation"): for a layout with recompute full,
- * the fewest recomputed layers per pipeline chunk (1 .. chunk - 1) that
- * fit; sets l->recompute_layers and '*mem' and returns 1, or returns 0
- * (nothing changed) when none of them fits, the chunk has one layer or
- * the layout fits without recomputation.
+ * whose memory with every layer recomputed is '*mem', the fewest
+ * recomputed layers per pipeline chunk (1 .. chunk - 1) that fit; sets
+ * l->recompute_layers and '*mem' and returns 1, or returns 0 (nothing
+ * changed) when '*mem' does not fit, only every layer fits, the chunk has
+ * one layer or the layout fits without recomputation ('none_fits': 1 it
+ * does, 0 it does not, -1 unknown: computed here).
  */
 int gp__recomp_fit (const struct gp_train_model *m,
                     const struct gp_train_job *job,
                     const struct gp_train_hw *hw, struct gp_layout *l,
-                    struct gp_train_mem *mem);
+                    struct gp_train_mem *mem, int none_fits);
 int gp__offload_fit (const struct gp_train_model *m,
                      const struct gp_train_job *job,
                      const struct gp_train_hw *hw, struct gp_layout *l,

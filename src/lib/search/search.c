@@ -176,6 +176,12 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
 {
     const struct gp_search_fix *fix = c->fix;
     struct gp_search_stats *st = c->st;
+    /* per sharding stage, whether the layout fits without recomputation
+     * (-1: not evaluated), so that partial recomputation is tried only
+     * where it does not, without evaluating that memory again
+     */
+    signed char none_fits[GP_SHARD_FSDP + 1];
+    memset (none_fits, -1, sizeof none_fits);
     for (int r = c->r0; r <= c->r1; r++) {
         /* with fused attention, selective recompute changes nothing:
          * skip the duplicate unless asked for
@@ -214,6 +220,12 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
             if (fix->sharding < 0 && sh >= 2 && l.pp > 1)
                 continue;
             l.sharding = sh;
+            /* where no recomputation fits, partial recomputation is
+             * never tried: a pruned full one is skipped before its
+             * memory
+             */
+            if (full_pruned && none_fits[sh] == 1)
+                continue;
             struct gp_train_result res;
             res.layout = l;
             gp_train_memory (c->m, c->job, c->hw, &l, &res.mem);
@@ -223,9 +235,11 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
              * recomputation") when every layer fits; else every
              * layer, unless its bound skips it
              */
-            if (partial && res.mem.fits
+            if (r == GP_RECOMP_NONE)
+                none_fits[sh] = (signed char)res.mem.fits;
+            if (partial
                 && gp__recomp_fit (c->m, c->job, c->hw, &res.layout,
-                                   &res.mem)) {
+                                   &res.mem, none_fits[sh])) {
                 gp_train_time (c->m, c->job, c->hw, &res.layout, &res.time);
                 keep (c->top, c->k, c->n, &res);
                 continue;
