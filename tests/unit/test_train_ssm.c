@@ -151,6 +151,12 @@ static void test_activations (void **state)
     struct gp_layout l = {.tp = 1, .pp = 1, .dp = 1, .cp = 1, .ep = 1,
                           .vpp = 1, .micro_batch = 1};
     near (gp_train_act_layer_bytes (&m, &l, 32, 1), 39936, 1e-12);
+    /* trained without dropout (Nemotron-H): no mask byte in the attention
+     * and MLP layers, 10 and 12: (10 + 2*12 + 2*30.25)/5 = 18.9 units
+     */
+    m.no_dropout = 1;
+    near (gp_train_act_layer_bytes (&m, &l, 32, 1), 18.9 * 2048, 1e-12);
+    m.no_dropout = 0;
     l.recompute = GP_RECOMP_FULL;
     near (gp_train_act_layer_bytes (&m, &l, 32, 1), 2.0 * 2048, 1e-12);
 }

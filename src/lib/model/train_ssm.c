@@ -103,10 +103,14 @@ static void act_types (const struct gp_train_model *m, double *un_a,
     /* attention layer: norm input 2, QKV input 2, mask 1 | Q, K, V,
      * projection input
      */
-    *un_a = 2 + 2 + 1;
+    /* the dropout mask only where the model trains with dropout
+     * (docs/model/training.md, "Dropout masks")
+     */
+    double mask = m->no_dropout ? 0 : 1;
+    *un_a = 2 + 2 + mask;
     *sp_a = 2 * qw + 4 * kvw + 2 * qw;
     /* MLP layer: norm input 2, MLP input 2, mask 1 | 4f/h or 6f/h */
-    *un_f = 2 + 2 + 1;
+    *un_f = 2 + 2 + mask;
     *sp_f = m->mlp_mats == 3 ? 6 * ffn / h : 4 * ffn / h;
     /* Mamba-2 layer: norm input 2, in_proj input 2 | in_proj output
      * (z, x, B, C, dt), conv output (SSD input x, B, C), SSD output y,
@@ -137,7 +141,8 @@ double gp__ssm_act_layer_bytes (const struct gp_train_model *m,
     double c = l->seq_par ? (un + sp) / t : un + sp / t;
     double attn_term = 0;
     if (!flash && rec != GP_RECOMP_SELECTIVE)
-        attn_term = 5.0 * m->heads * s / m->hidden / t * m->attn_layers / L;
+        attn_term = (m->no_dropout ? 2.0 : 5.0) * m->heads * s / m->hidden
+                    / t * m->attn_layers / L; /* as act_coeffs (train.c) */
     return sbh * (c + attn_term);
 }
 
