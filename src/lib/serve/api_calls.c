@@ -67,12 +67,6 @@ static int check_no_files (const struct gp_doc *doc, gp_error_t *err)
     return rc;
 }
 
-void gp__serve_plan (const struct gp_catalog *cat, const char *body,
-                     size_t len, struct gp_serve_reply *out)
-{
-    gp__serve_plan_sampled (cat, body, len, 0, 1, out);
-}
-
 void gp__serve_plan_sampled (const struct gp_catalog *cat, const char *body,
                              size_t len, size_t samples,
                              unsigned long long seed,

@@ -12,9 +12,9 @@ struct json_t;
 /* The API calls (api_calls.c): each fills 'out' with the JSON answer or
  * an error reply.
  */
-void gp__serve_plan (const struct gp_catalog *cat, const char *body,
-                     size_t len, struct gp_serve_reply *out);
-/* gp__serve_plan with 'samples' sampled plans (0 = none) seeded 'seed'. */
+/* The plan of the spec in 'body', with 'samples' sampled plans (0 =
+ * none) seeded 'seed'.
+ */
 void gp__serve_plan_sampled (const struct gp_catalog *cat, const char *body,
                              size_t len, size_t samples,
                              unsigned long long seed,
