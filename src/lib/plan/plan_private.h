@@ -143,26 +143,26 @@ struct gp_accel;
  */
 int gp_plan_node_gpus (const struct gp_accel *a);
 
+/* Decision-log lines of a fleet and baseline read from files (none when
+ * 'existing' names no file).
+ */
+struct plan_ctx;
+void gp__plan_existing_log (struct plan_ctx *c);
 /* 'existing:' naming a cluster spec and/or a usage file (existing.c;
  * docs/formats/plan.md, "Today's cluster from files"): fills 'e' from
  * the mapping 'j' of 'doc'.  0, or an error naming file:line:col and the
  * key (the files' own errors quoted).
  */
+int gp__plan_existing_files (const struct gp_doc *doc, const struct json_t *j,
+                            const struct gp_catalog *cat,
+                            struct gp_plan_existing *e, gp_error_t *err);
+
 /* 1 and '*q' set when the dotted plan-spec key 'key' (as --set and
  * --sweep take it, e.g. "constraints.budget", "workloads.chat.ttft")
  * names a field with a unit (GP_F_QUANTITY); 0 otherwise (a count, a
  * share, a registry key or an unknown key).
  */
 int gp__plan_key_quantity (const char *key, enum gp_quantity *q);
-
-/* Decision-log lines of a fleet and baseline read from files (none when
- * 'existing' names no file).
- */
-struct plan_ctx;
-void gp__plan_existing_log (struct plan_ctx *c);
-int gp__plan_existing_files (const struct gp_doc *doc, const struct json_t *j,
-                            const struct gp_catalog *cat,
-                            struct gp_plan_existing *e, gp_error_t *err);
 
 /* Multi-tenant behaviour of the portfolio on one option (simulate.c,
  * the cluster simulator): fills o->sim, o->utilization and the per-team

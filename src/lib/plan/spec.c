@@ -217,27 +217,32 @@ static const struct gp_field cons_fields[] = {
  */
 int gp__plan_key_quantity (const char *key, enum gp_quantity *q)
 {
+    /* the segments a key has: the mapping's name, a list entry's name
+     * or index for the lists, then the field
+     */
     static const struct {
         const char *top;
         const struct gp_field *fields;
+        int segments;
     } tables[] = {
-        {"teams", team_fields},       {"workloads", wl_fields},
-        {"options", opt_fields},      {"constraints", cons_fields},
-        {"existing", existing_fields},
+        {"teams", team_fields, 3},       {"workloads", wl_fields, 3},
+        {"options", opt_fields, 3},      {"constraints", cons_fields, 2},
+        {"existing", existing_fields, 2},
     };
     if (!key || !q)
         return 0;
     const char *dot = strchr (key, '.'), *last = strrchr (key, '.');
-    const struct gp_field *f = top_fields;
-    if (dot) {
-        f = NULL;
-        for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-            if (strlen (tables[i].top) == (size_t)(dot - key)
-                && !strncmp (tables[i].top, key, (size_t)(dot - key)))
-                f = tables[i].fields;
-        if (!f)
-            return 0;
-    }
+    int segments = 1;
+    for (const char *p = key; *p; p++)
+        segments += *p == '.';
+    const struct gp_field *f = segments == 1 ? top_fields : NULL;
+    for (size_t i = 0; dot && i < sizeof tables / sizeof tables[0]; i++)
+        if (strlen (tables[i].top) == (size_t)(dot - key)
+            && !strncmp (tables[i].top, key, (size_t)(dot - key))
+            && segments == tables[i].segments)
+            f = tables[i].fields;
+    if (!f)
+        return 0;
     const char *name = last ? last + 1 : key;
     for (; f->key; f++)
         if (!strcmp (f->key, name)) {
