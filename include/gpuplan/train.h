@@ -464,8 +464,10 @@ struct gp_search_fix {
     int max_tp;      /* 0 = scale-up domain */
     int schedule;    /* enum gp_schedule or -1 (= 1F1B); never searched */
     int recompute_layers; /* layout recompute_layers when recompute is
-                           * full; -1 = the search picks the fewest that
-                           * fit (gp_search_fix_free sets -1) */
+                           * full; -1 = free: with recompute free too the
+                           * search picks the fewest that fit, with
+                           * recompute fixed full every layer
+                           * (gp_search_fix_free sets -1) */
 };
 
 /* Set every field of 'f' free (-1; max_tp 0 = the scale-up domain). */
