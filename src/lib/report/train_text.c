@@ -4,6 +4,8 @@
  * reliability, time and cost, the top layouts and why the neighbouring
  * layouts lost.
  */
+#include <stdio.h>
+
 #include "gpuplan/train.h"
 #include "report_private.h"
 
@@ -131,11 +133,17 @@ static void outcome (struct rbuf *b, const struct gp_train_accel_plan *p)
         gp_rb_printf (b, "  over the run: %.0f expected interruptions, %s "
                     "GPU-hours lost to checkpoints, restarts and rework\n",
                  p->interruptions, lost);
-    if (p->days > 0 && p->energy_kwh > 0)
-        gp_rb_printf (b, "  time to train %.1f days, %s GPU-hours, %.0f MWh "
+    if (p->days > 0 && p->energy_kwh > 0) {
+        /* three significant digits, whole MWh from 1,000 on (no exponent,
+         * and a small fine-tune does not read "0 MWh")
+         */
+        double mwh = p->energy_kwh / 1e3;
+        char e[32];
+        snprintf (e, sizeof e, mwh < 1000 ? "%.3g" : "%.0f", mwh);
+        gp_rb_printf (b, "  time to train %.1f days, %s GPU-hours, %s MWh "
                     "(TDP x %.0f %%)\n",
-                 p->days, gh, p->energy_kwh / 1e3,
-                 100 * p->hw.util_power);
+                 p->days, gh, e, 100 * p->hw.util_power);
+    }
     else if (p->days > 0)
         gp_rb_printf (b, "  time to train %.1f days, %s GPU-hours (energy "
                     "unknown: no TDP in the catalog)\n",
