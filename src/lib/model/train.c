@@ -542,6 +542,17 @@ static double act_layer_full (const struct gp_train_model *m,
     return sbh * (c + (flash ? 0 : attn_term));
 }
 
+double gp__train_mem_inflight (const struct gp_train_job *job,
+                               const struct gp_layout *l)
+{
+    double pp = l->pp;
+    double mbs = job->global_batch / ((double)l->dp * l->micro_batch);
+    /* DualPipe: PP + 1 micro-batches (DeepSeek-V3 Table 2) */
+    if (l->schedule == GP_SCHED_DUALPIPE)
+        return mbs < pp + 1 ? mbs : pp + 1;
+    return pp > 1 ? (mbs < pp ? mbs : pp) : 1;
+}
+
 void gp_train_memory (const struct gp_train_model *m,
                       const struct gp_train_job *job,
                       const struct gp_train_hw *hw,
@@ -602,11 +613,7 @@ void gp_train_memory (const struct gp_train_model *m,
         gp__lora_memory (m, job, l, P, o);
 
     double a_layer = act_stored (m, job, hw, l);
-    double mbs = job->global_batch / ((double)l->dp * l->micro_batch);
-    double inflight = pp > 1 ? (mbs < pp ? mbs : pp) : 1;
-    /* DualPipe: PP + 1 micro-batches (DeepSeek-V3 Table 2) */
-    if (l->schedule == GP_SCHED_DUALPIPE)
-        inflight = mbs < pp + 1 ? mbs : pp + 1;
+    double inflight = gp__train_mem_inflight (job, l);
     double interleave = l->vpp > 1 ? 1 + (pp - 1) / (pp * l->vpp) : 1;
     double act = a_layer * Ls * inflight * interleave;
     if (l->recompute == GP_RECOMP_FULL)

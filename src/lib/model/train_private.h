@@ -74,6 +74,19 @@ double gp__train_step_bound_with (const struct gp_train_model *m,
                                   const struct gp_train_job *job,
                                   const struct gp_train_hw *hw,
                                   const struct gp_layout *l, double S);
+/* The same with the last stage's logits per micro-batch ('logit', from
+ * gp__train_bound_logit: it reads tp, cp and micro_batch of 'l' only)
+ * given, for a caller that keeps it with S.
+ */
+double gp__train_bound_logit (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              const struct gp_layout *l);
+double gp__train_step_bound_lg (const struct gp_train_model *m,
+                                const struct gp_train_job *job,
+                                const struct gp_train_hw *hw,
+                                const struct gp_layout *l, double S,
+                                double logit);
 
 /* The layout search (gp_search_layouts, search.c) for a caller that only
  * needs layouts stepping faster than 'cutoff_s' seconds: layouts whose
@@ -117,6 +130,15 @@ double gp__offload_s (const struct gp_train_model *m,
                       const struct gp_train_job *job,
                       const struct gp_train_hw *hw,
                       const struct gp_layout *l, double fwd, double bwd);
+/* The micro-batches whose activations a pipeline stage holds at once
+ * under layout 'l' (1 without pipelining; min(micro-batches, pp), pp + 1
+ * for DualPipe).  It is the only way gp_train_memory reads the job's
+ * global batch: the layout search keeps memory results across batches
+ * by it (search.c), so a new read of the batch in the memory model must
+ * go through here.
+ */
+double gp__train_mem_inflight (const struct gp_train_job *job,
+                               const struct gp_layout *l);
 /* Partial (block) recomputation (train.c; docs/model/training.md,
  * "Partial (block) recomputation"): for a layout with recompute full,
  * whose memory with every layer recomputed is '*mem', the fewest

@@ -977,24 +977,52 @@ double gp__train_stage_bound (const struct gp_train_model *m,
     return cx.Ls * (x.fwd + x.bwd) + logit;
 }
 
+/* Only what pipeline() and logits_mb() read, by tctx_init's expressions
+ * (the same doubles): the search calls the bound for every layout.
+ */
+static void bound_ctx (struct tctx *cx, const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw, const struct gp_layout *l)
+{
+    *cx = (struct tctx){.m = m, .job = job, .hw = hw, .l = l, .e = &hw->eff};
+    cx->t = l->tp, cx->pp = l->pp, cx->cp = l->cp, cx->dp = l->dp;
+    cx->h = m->hidden, cx->s = job->seq_len;
+    cx->T = cx->s / cx->cp * l->micro_batch;
+    cx->nmb = job->global_batch / (cx->dp * l->micro_batch);
+}
+
+double gp__train_bound_logit (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_train_hw *hw,
+                              const struct gp_layout *l)
+{
+    struct tctx cx;
+    bound_ctx (&cx, m, job, hw, l);
+    return logits_mb (&cx);
+}
+
+double gp__train_step_bound_lg (const struct gp_train_model *m,
+                                const struct gp_train_job *job,
+                                const struct gp_train_hw *hw,
+                                const struct gp_layout *l, double S,
+                                double logit)
+{
+    if (l->schedule == GP_SCHED_DUALPIPE && l->pp < 2)
+        return 0;
+    struct tctx cx;
+    bound_ctx (&cx, m, job, hw, l);
+    double bubble, p2p;
+    pipeline (&cx, bubble_stage_mb (&cx, S, logit), &bubble, &p2p);
+    return (cx.nmb * S + bubble + p2p) * (1 - 1e-12);
+}
+
 double gp__train_step_bound_with (const struct gp_train_model *m,
                                   const struct gp_train_job *job,
                                   const struct gp_train_hw *hw,
                                   const struct gp_layout *l, double S)
 {
-    if (l->schedule == GP_SCHED_DUALPIPE && l->pp < 2)
-        return 0;
-    /* only what pipeline() reads, by tctx_init's expressions (the same
-     * doubles): the search calls this for every layout
-     */
-    struct tctx cx = {.m = m, .job = job, .hw = hw, .l = l, .e = &hw->eff};
-    cx.t = l->tp, cx.pp = l->pp, cx.cp = l->cp, cx.dp = l->dp;
-    cx.h = m->hidden, cx.s = job->seq_len;
-    cx.T = cx.s / cx.cp * l->micro_batch;
-    cx.nmb = job->global_batch / (cx.dp * l->micro_batch);
-    double bubble, p2p;
-    pipeline (&cx, bubble_stage_mb (&cx, S, logits_mb (&cx)), &bubble, &p2p);
-    return (cx.nmb * S + bubble + p2p) * (1 - 1e-12);
+    return gp__train_step_bound_lg (m, job, hw, l, S,
+                                    gp__train_bound_logit (m, job, hw, l));
 }
 
 double gp__train_step_bound (const struct gp_train_model *m,

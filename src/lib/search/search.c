@@ -86,7 +86,7 @@ static int vals (int fixed, const int *cand, int n_cand, int *out)
 #define SC_SIZE 4096
 struct sc_ent {
     int used, tp, cp, pp, ep, mb, sp;
-    double S[2];
+    double S[3];
 };
 struct scache {
     size_t n;
@@ -111,7 +111,7 @@ static double *sc_get (struct scache *sc, const struct gp_layout *l)
             *x = (struct sc_ent){.used = 1, .tp = l->tp, .cp = l->cp,
                                  .pp = l->pp, .ep = l->ep,
                                  .mb = l->micro_batch, .sp = l->seq_par,
-                                 .S = {NAN, NAN}};
+                                 .S = {NAN, NAN, NAN}};
             return x->S;
         }
         if (x->tp == l->tp && x->cp == l->cp && x->pp == l->pp
@@ -151,9 +151,10 @@ static double limit (const struct sctx *c)
 
 /* Whether layout 'l' (every stage of it) can be skipped: its step bound
  * is strictly above the limit.  'S' holds the layout's stage bounds
- * (S[0]: any recomputation, S[1]: full; NAN: not computed yet): they
- * depend on tp, cp, pp, ep, micro-batch and seq_par only, so the caller
- * keeps them per EP degree and micro-batch across virtual stages.
+ * (S[0]: any recomputation, S[1]: full; NAN: not computed yet) and S[2]
+ * the logits per micro-batch (gp__train_bound_logit, set with S[0]):
+ * they depend on tp, cp, pp, ep, micro-batch and seq_par only, so the
+ * caller keeps them per EP degree and micro-batch across virtual stages.
  */
 static int pruned (const struct sctx *c, const struct gp_layout *l,
                    double *S)
@@ -163,9 +164,12 @@ static int pruned (const struct sctx *c, const struct gp_layout *l,
     double lim = limit (c);
     if (!(lim < INFINITY))
         return 0;
-    if (isnan (S[0]))
+    if (isnan (S[0])) {
         S[0] = gp__train_stage_bound (c->m, c->job, c->hw, l, &S[1]);
-    return gp__train_step_bound_with (c->m, c->job, c->hw, l, S[0]) > lim;
+        S[2] = gp__train_bound_logit (c->m, c->job, c->hw, l);
+    }
+    return gp__train_step_bound_lg (c->m, c->job, c->hw, l, S[0], S[2])
+           > lim;
 }
 
 /* Memory, then (when it fits) time of layout 'l' under every
@@ -209,7 +213,7 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
         int full_pruned =
             r == GP_RECOMP_FULL && gp_train_recomp_frac (&l, c->m->layers) >= 1
             && c->prune && !isnan (S[1])
-            && gp__train_step_bound_with (c->m, c->job, c->hw, &l, S[1])
+            && gp__train_step_bound_lg (c->m, c->job, c->hw, &l, S[1], S[2])
                    > limit (c);
         if (full_pruned && !partial)
             continue;
@@ -280,14 +284,14 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
 {
     const struct gp_search_fix *fix = c->fix;
     double per = (double)(c->r1 - c->r0 + 1) * (c->s1 - c->s0 + 1);
-    double S[11][5][2];          /* stage bounds per EP and micro-batch */
+    double S[11][5][3];          /* stage bounds per EP and micro-batch */
     double *Sp[11][5];           /* where they are (the cache or S) */
     int div_ok[5];               /* dp x micro-batch divides the batch */
     for (int b = 0; b < c->nm; b++)
         div_ok[b] = fmod (c->job->global_batch, (double)dp * c->mm[b]) == 0;
     for (int e = 0; e < c->nep; e++)
         for (int b = 0; b < c->nm; b++) {
-            S[e][b][0] = S[e][b][1] = NAN;
+            S[e][b][0] = S[e][b][1] = S[e][b][2] = NAN;
             Sp[e][b] = NULL;
         }
     for (int e = 0; e < c->nep; e++) {
