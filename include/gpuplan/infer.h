@@ -704,6 +704,12 @@ struct gp_infer_val_row {
      * the source does not give it */
     int rate_mode;
     double lat_pred_s[9], lat_meas_s[9];
+    /* what the row's prediction reads (set once its configuration is
+     * known, else ""): the engine and software stack ("vllm/rocm",
+     * gp_engine_stack_name) and the accelerator generation
+     * (generations.csv id) */
+    char stack[32];
+    char generation[24];
 };
 
 /* Index of a latency statistic in gp_infer_val_row.lat_*_s: quantity

@@ -61,6 +61,11 @@ struct gp_validate_request {
                                   none when it cannot be loaded */
     const struct gp_eff_override *overrides; /* applied in order */
     size_t n_overrides;
+    const char *const *paths;  /* inference: several CSVs read in turn and
+                                  reported as one set (families across
+                                  files share their engine stacks); when
+                                  n_paths > 0 'path' is not read */
+    size_t n_paths;
     int loso;                  /* training: 1 = also the
                                   leave-one-source-out refit (the GEMM
                                   ceiling grid of "Honest fitting", 36
@@ -273,6 +278,17 @@ struct gp_infer_validation {
     struct gp_val_summary throughput;
     struct gp_val_summary ttft;
     struct gp_val_summary tpot;
+    /* output tokens/s per source family (id prefix before the first '-',
+     * in order of first appearance) and its fitting record: 'factors'
+     * are the engine-stack (engines.csv, 7 each) and generation
+     * (generations.csv infer_*, 8 each) values its modelled rows read;
+     * 'loso' is each row predicted with one throughput scale per engine
+     * stack refitted on the other families' rows of that stack
+     * (docs/model/inference.md, "Honest fitting") */
+    struct gp_val_summary *by_family;
+    size_t n_families;
+    struct gp_val_family_fit *fit;     /* same index as by_family */
+    struct gp_val_summary loso_all;    /* every row, without its family */
 };
 
 /* Read the inference validation CSV 'rq->path' and predict every row with

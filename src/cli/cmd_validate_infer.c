@@ -45,6 +45,43 @@ static void print_rate (const struct gp_infer_validation *v)
     }
 }
 
+/* Output tokens/s per source family and its fitting record. */
+static void print_fit (const struct gp_infer_validation *v)
+{
+    if (!v->fit || !v->n_families)
+        return;
+    printf ("\nfitting per source family (output tokens/s; factors: engine-"
+            "stack and generation\nvalues read; fitted: constants set on "
+            "the validation rows; in-sample: shipped\nconstants; LOSO: one "
+            "throughput scale per engine stack refitted without the\n"
+            "family)\n");
+    printf ("  %-14s %5s %5s %7s %6s %10s %8s %7s\n", "family", "rows", "ok",
+            "factors", "fitted", "in-sample", "LOSO", "gap");
+    for (size_t f = 0; f < v->n_families; f++) {
+        const struct gp_val_summary *s = &v->by_family[f];
+        const struct gp_val_family_fit *ff = &v->fit[f];
+        printf ("  %-14s %5zu %5zu %7d %6d", s->name, s->n, s->n_ok,
+                ff->factors, ff->fitted);
+        if (!s->n_ok) {
+            printf ("          -\n");
+            continue;
+        }
+        printf (" %8.1f %%", 100 * s->median_abs_rel_err);
+        if (ff->have_loso)
+            printf (" %6.1f %% %+6.1f%s%s\n",
+                    100 * ff->loso.median_abs_rel_err, 100 * ff->gap,
+                    ff->gap_flag ? "  gap > 3 points: fit follows rows" : "",
+                    ff->loso_refit ? "" : "  (alone on its engine stack: "
+                                          "not held out)");
+        else
+            printf ("\n");
+    }
+    if (v->throughput.n_ok && v->loso_all.n_ok)
+        printf ("  %-14s %5s %5s %7s %6s %8.1f %% %6.1f %%\n", "all", "", "",
+                "", "", 100 * v->throughput.median_abs_rel_err,
+                100 * v->loso_all.median_abs_rel_err);
+}
+
 static void print_text (const struct gp_infer_validation *v)
 {
     const char *h[] = {"ID", "STATUS", "PREDICTED tok/s", "MEASURED tok/s",
@@ -88,10 +125,12 @@ static void print_text (const struct gp_infer_validation *v)
     if (v->tpot.n_ok)
         printf ("TPOT (%zu rows): median |err| %.1f %%\n", v->tpot.n_ok,
                 100 * v->tpot.median_abs_rel_err);
+    print_fit (v);
 }
 
 static const char validate_infer_usage[] =
-    "usage: gpuplan validate inference FILE.csv [--json] [--catalog DIR]";
+    "usage: gpuplan validate inference FILE.csv [FILE.csv ...] [--json] "
+    "[--catalog DIR]";
 
 int cmd_validate_inference (int argc, char **argv)
 {
@@ -122,15 +161,18 @@ int cmd_validate_inference (int argc, char **argv)
                                     argv[optind - 1], validate_infer_usage);
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error ("validate inference: expected one FILE.csv; "
-                                "%s",
+    if (optind >= argc)
+        return cli_usage_error ("validate inference: expected FILE.csv; %s",
                                 validate_infer_usage);
     gp_error_t err = {0};
     struct gp_catalog *cat = gp_catalog_load (dir, &err);
     if (!cat)
         return cli_fail (&err);
-    struct gp_validate_request rq = {.path = argv[optind]};
+    struct gp_validate_request rq = {
+        .path = argv[optind],
+        .paths = (const char *const *)&argv[optind],
+        .n_paths = (size_t)(argc - optind),
+    };
     struct gp_infer_validation *v = NULL;
     int rc;
     if (gp_validate_inference (cat, &rq, &v, &err))

@@ -279,6 +279,10 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
     if (row_arch (V, r, d, &a, o) || row_cfg (V, r, d, &a, &c, &eng, o))
         return;
     c.arch = &a;
+    snprintf (o->stack, sizeof o->stack, "%s/%s", gp_engine_str (eng),
+              gp_engine_stack_name (c.accel));
+    snprintf (o->generation, sizeof o->generation, "%s",
+              c.accel && c.accel->generation ? c.accel->generation : "");
     int ngpu = d[C_NGPU] > 0 ? (int)d[C_NGPU] : 1;
     int replicas = ngpu / (c.tp * c.pp);
     if (replicas < 1)

@@ -74,13 +74,16 @@ static json_t *train_row_json (const struct gp_val_row *r)
     return j;
 }
 
-/* {family: {factors, fitted, in_sample, loso, gap, gap_flag}} */
-static json_t *fit_json (const struct gp_validation *v)
+/* {family: {factors, fitted, in_sample, loso, gap, gap_flag}} of the 'n'
+ * families 'fam' with their records 'fit'
+ */
+static json_t *fit_json (const struct gp_val_summary *fam,
+                         const struct gp_val_family_fit *fit, size_t n)
 {
     json_t *o = json_object ();
-    for (size_t f = 0; f < v->n_families; f++) {
-        const struct gp_val_family_fit *ff = &v->fit[f];
-        const struct gp_val_summary *s = &v->by_family[f];
+    for (size_t f = 0; f < n; f++) {
+        const struct gp_val_family_fit *ff = &fit[f];
+        const struct gp_val_summary *s = &fam[f];
         json_t *e = json_object ();
         json_object_set_new (e, "factors", json_integer (ff->factors));
         json_object_set_new (e, "fitted", json_integer (ff->fitted));
@@ -101,6 +104,15 @@ static json_t *fit_json (const struct gp_validation *v)
     return o;
 }
 
+/* {family: summary} of the 'n' families 'fam' */
+static json_t *families_json (const struct gp_val_summary *fam, size_t n)
+{
+    json_t *bf = json_object ();
+    for (size_t f = 0; f < n; f++)
+        json_object_set_new (bf, fam[f].name, summary_json (&fam[f]));
+    return bf;
+}
+
 json_t *gp_validation_json (const struct gp_validation *v)
 {
     if (!v)
@@ -117,13 +129,11 @@ json_t *gp_validation_json (const struct gp_validation *v)
     json_object_set_new (bk, "campaign",
                          summary_json (&v->by_kind[GP_VAL_CAMPAIGN]));
     json_object_set_new (sum, "by_kind", bk);
-    json_t *bf = json_object ();
-    for (size_t f = 0; f < v->n_families; f++)
-        json_object_set_new (bf, v->by_family[f].name,
-                             summary_json (&v->by_family[f]));
-    json_object_set_new (sum, "by_family", bf);
+    json_object_set_new (sum, "by_family",
+                         families_json (v->by_family, v->n_families));
     if (v->fit)
-        json_object_set_new (sum, "fit", fit_json (v));
+        json_object_set_new (sum, "fit", fit_json (v->by_family, v->fit,
+                                                   v->n_families));
     json_object_set_new (sum, "loso", v->have_loso
                                           ? summary_json (&v->loso_all)
                                           : json_null ());
@@ -168,6 +178,11 @@ static json_t *infer_row_json (const struct gp_infer_val_row *r)
                          r->ok ? json_real (r->rel_err) : json_null ());
     json_object_set_new (j, "layout", r->layout[0] ? json_string (r->layout)
                                                    : json_null ());
+    json_object_set_new (j, "stack", r->stack[0] ? json_string (r->stack)
+                                                 : json_null ());
+    json_object_set_new (j, "generation",
+                         r->generation[0] ? json_string (r->generation)
+                                          : json_null ());
     int t1 = r->ok && r->ttft_meas_s > 0;
     int t2 = r->ok && r->tpot_meas_s > 0;
     json_object_set_new (j, "ttft_predicted_s",
@@ -209,6 +224,13 @@ json_t *gp_infer_validation_json (const struct gp_infer_validation *v)
                          json_integer ((json_int_t)v->throughput.n_ok));
     json_object_set_new (sum, "ttft_rel_err", metric_json (&v->ttft));
     json_object_set_new (sum, "tpot_rel_err", metric_json (&v->tpot));
+    json_object_set_new (sum, "by_family",
+                         families_json (v->by_family, v->n_families));
+    if (v->fit)
+        json_object_set_new (sum, "fit", fit_json (v->by_family, v->fit,
+                                                   v->n_families));
+    json_object_set_new (sum, "loso", v->fit ? summary_json (&v->loso_all)
+                                             : json_null ());
     json_t *root = json_object ();
     json_object_set_new (root, "rows", rows);
     json_object_set_new (root, "summary", sum);

@@ -34,11 +34,12 @@ static const struct {
     {"fp8", "FP8 precision terms (attention at the BF16 peak, weight cast once per step, 5 B current-scaling cast)"},
     {"moe", "MoE host time per eager operator (20 us, within the published 5-50 us)"},
     /* serving model (docs/model/inference.md, "Host work and front end"
-     * and "Engines and vendor stacks"): scope "serving:" never matches a
-     * training row, so these are listed here, not counted per family */
-    {"serving:vllm-rocm", "vLLM ROCm GEMM factor (0.6)"},
-    {"serving:vllm-cuda", "vLLM host time per step (+1.1 ms)"},
-    {"serving:vllm-cuda", "vLLM front-end latency per request (7 ms)"},
+     * and "Engines and vendor stacks"): scope "serving:" and an engine
+     * stack (gp_infer_val_row.stack) or a generation; it never matches a
+     * training row (gp__val_serving_fitted counts them per family) */
+    {"serving:vllm/rocm", "vLLM ROCm GEMM factor (0.6)"},
+    {"serving:vllm/cuda", "vLLM host time per step (+1.1 ms)"},
+    {"serving:vllm/cuda", "vLLM front-end latency per request (7 ms)"},
     {"serving:blackwell", "expert weight streaming efficiency infer_moe (0.5 -> 1.0; B200 rows of serving-heldout-2026.csv, GB200 held out)"},
 };
 
@@ -210,4 +211,19 @@ done:
     gp__val_acc_free (&all);
     free (fam);
     return rc;
+}
+
+int gp__val_serving_fitted (const char *stack, const char *generation)
+{
+    static const char pre[] = "serving:";
+    int n = 0;
+    for (size_t k = 0; k < sizeof fitted / sizeof *fitted; k++) {
+        const char *sc = fitted[k].scope;
+        if (strncmp (sc, pre, sizeof pre - 1))
+            continue;
+        sc += sizeof pre - 1;
+        n += (stack[0] && !strcmp (sc, stack))
+             || (generation[0] && !strcmp (sc, generation));
+    }
+    return n;
 }

@@ -38,11 +38,48 @@ done:
     return rc;
 }
 
+/* The rows of every file of 'rq' (rq->paths, else rq->path) into 'val',
+ * in order.  0 or the first file's error.
+ */
+static int read_all (const struct gp_validate_request *rq,
+                     const struct gp_catalog *cat, const struct gp_zoo *zoo,
+                     struct gp_infer_val *val, gp_error_t *err)
+{
+    size_t n = rq->n_paths ? rq->n_paths : 1;
+    for (size_t f = 0; f < n; f++) {
+        const char *path = rq->n_paths ? rq->paths[f] : rq->path;
+        if (!path)
+            return gp_errprintf (err, GP_EINVAL, "validate inference: no "
+                                                 "file");
+        struct gp_infer_val one = {0};
+        int rc = gp_infer_validate (path, cat, zoo, &one, err);
+        if (rc)
+            return rc;
+        if (!val->n_rows) {
+            *val = one;
+            continue;
+        }
+        struct gp_infer_val_row *p =
+            realloc (val->rows, (val->n_rows + one.n_rows) * sizeof *p);
+        if (!p) {
+            gp_infer_val_free (&one);
+            return gp_errprintf (err, GP_ENOMEM, "out of memory");
+        }
+        memcpy (p + val->n_rows, one.rows, one.n_rows * sizeof *p);
+        val->rows = p;
+        val->n_rows += one.n_rows;
+        gp_infer_val_free (&one);
+    }
+    return 0;
+}
+
 void gp_infer_validation_destroy (struct gp_infer_validation *v)
 {
     if (!v)
         return;
     gp_infer_val_free (&v->val);
+    free (v->by_family);
+    free (v->fit);
     free (v);
 }
 
@@ -72,13 +109,10 @@ int gp_validate_inference (const struct gp_catalog *cat,
         rc = gp_errprintf (err, GP_ENOMEM, "out of memory");
         goto done;
     }
-    rc = gp_infer_validate (rq->path, cat, zoo, &v->val, err);
-    if (rc) {
-        free (v);
-        v = NULL;
+    rc = read_all (rq, cat, zoo, &v->val, err);
+    if (rc)
         goto done;
-    }
-    if (summarise (v)) {
+    if (summarise (v) || gp__infer_val_fit (v)) {
         rc = gp_errprintf (err, GP_ENOMEM, "out of memory");
         goto done;
     }

@@ -49,4 +49,17 @@ double gp__val_grid (size_t g); /* 0.55 + 0.01 g */
 int gp__val_loso (struct gp_validation *v, const double *err,
                   const unsigned char *ok);
 
+/* Constants of the serving model set on validation rows (fit.c, scope
+ * "serving:...") that act on rows of engine stack 'stack' ("vllm/rocm")
+ * or generation 'generation' (either may be "").
+ */
+int gp__val_serving_fitted (const char *stack, const char *generation);
+
+/* The inference validation's families, their fitting records and
+ * leave-one-source-out errors (infer_fit.c): fills v->by_family,
+ * v->n_families, v->fit and v->loso_all from v->val.  0, or -1 on
+ * allocation failure.
+ */
+int gp__infer_val_fit (struct gp_infer_validation *v);
+
 #endif
