@@ -308,12 +308,62 @@ static void test_deadline_same (void **state)
     gp_catalog_destroy (cat);
 }
 
+/* The state floor (gp__train_mem_state_oom) by hand: 50 + 10 + 20 GB of
+ * weights, gradients and optimizer states, 2 GB runtime and 5 % of the
+ * 80 GB: 86 GB.  Then on a real layout: Llama 3.1 70B on 8 H100 with tp 8
+ * and no sharding holds 18 B x 70.6e9 / 8 = 159 GB of state, so every
+ * recomputation and micro-batch is out of memory, as the flag says.
+ */
+static void test_state_floor (void **state)
+{
+    (void)state;
+    struct gp_train_hw hw = {.runtime_bytes = 2e9};
+    struct gp_train_mem mem = {.weights = 50e9, .grads = 10e9,
+                               .optim = 20e9, .capacity = 85e9};
+    assert_true (gp__train_mem_state_oom (&hw, &mem));
+    mem.capacity = 86.5e9;
+    assert_false (gp__train_mem_state_oom (&hw, &mem));
+    mem.capacity = 0; /* no capacity known: everything fits */
+    assert_false (gp__train_mem_state_oom (&hw, &mem));
+
+    struct gp_catalog *cat = gp_catalog_load (NULL, NULL);
+    struct gp_zoo *zoo = gp_zoo_load (NULL, NULL);
+    const struct gp_accel *acc = gp_catalog_find_accel (cat, "H100-SXM",
+                                                        NULL);
+    assert_non_null (acc);
+    struct gp_train_hw h;
+    gp_train_hw_from_accel (acc, GP_PREC_BF16, &h);
+    struct gp_train_model m;
+    assert_int_equal (
+        gp_train_prep (gp_zoo_find (zoo, "llama3.1-70b", NULL), &m, NULL), 0);
+    struct gp_train_job j;
+    gp_train_job_default (&j);
+    j.seq_len = 8192;
+    j.global_batch = 64;
+    for (int r = 0; r <= GP_RECOMP_FULL; r++)
+        for (int mb = 1; mb <= 4; mb *= 2) {
+            struct gp_layout l = {.tp = 8, .pp = 1, .dp = 1, .cp = 1,
+                                  .ep = 1, .vpp = 1, .micro_batch = mb,
+                                  .seq_par = 1,
+                                  .recompute = (enum gp_recompute)r,
+                                  .sharding = GP_SHARD_NONE};
+            struct gp_train_mem o;
+            gp_train_memory (&m, &j, &h, &l, &o);
+            assert_true (o.weights + o.grads + o.optim > 150e9);
+            assert_true (gp__train_mem_state_oom (&h, &o));
+            assert_false (o.fits);
+        }
+    gp_zoo_destroy (zoo);
+    gp_catalog_destroy (cat);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_bound_below_step),
         cmocka_unit_test (test_pruned_search_same),
         cmocka_unit_test (test_deadline_same),
+        cmocka_unit_test (test_state_floor),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -542,6 +542,27 @@ static double act_layer_full (const struct gp_train_model *m,
     return sbh * (c + (flash ? 0 : attn_term));
 }
 
+/* Runtime: CUDA context + NCCL (hw->runtime_bytes) and 5 % allocator
+ * fragmentation of the rest ('sub'), docs/model/training.md.
+ */
+static double runtime_of (const struct gp_train_hw *hw, double sub)
+{
+    return hw->runtime_bytes + 0.05 * sub;
+}
+
+/* gp_train_memory's total is sub + runtime_of(sub) with sub = weights +
+ * grads + optim + (activations, logits, buffers: each >= 0), summed left
+ * to right; IEEE addition and multiplication by 0.05 are monotone, so
+ * the three state terms alone give a total no larger, whatever the other
+ * terms are.
+ */
+int gp__train_mem_state_oom (const struct gp_train_hw *hw,
+                             const struct gp_train_mem *mem)
+{
+    double sub = mem->weights + mem->grads + mem->optim;
+    return mem->capacity > 0 && mem->capacity - (sub + runtime_of (hw, sub)) < 0;
+}
+
 double gp__train_mem_inflight (const struct gp_train_job *job,
                                const struct gp_layout *l)
 {
@@ -649,7 +670,7 @@ void gp_train_memory (const struct gp_train_model *m,
     /* Runtime: CUDA context + NCCL (hw->runtime_bytes) and 5 % allocator
      * fragmentation (docs/model/training.md).
      */
-    o->runtime = hw->runtime_bytes + 0.05 * sub;
+    o->runtime = runtime_of (hw, sub);
     o->total = sub + o->runtime;
     o->capacity = hw->mem_bytes;
     o->headroom = o->capacity - o->total;

@@ -139,6 +139,15 @@ double gp__offload_s (const struct gp_train_model *m,
  */
 double gp__train_mem_inflight (const struct gp_train_job *job,
                                const struct gp_layout *l);
+/* Whether the weights, gradients and optimizer states of 'mem' (a result
+ * of gp_train_memory on 'hw') with the runtime share they carry already
+ * exceed the capacity: then no layout that differs only in what those
+ * terms do not read (recompute, recompute_layers, micro_batch, vpp,
+ * seq_par, offload_layers) fits either.  The layout search skips such
+ * layouts (search.c); a new memory term must keep this a lower bound.
+ */
+int gp__train_mem_state_oom (const struct gp_train_hw *hw,
+                             const struct gp_train_mem *mem);
 /* Partial (block) recomputation (train.c; docs/model/training.md,
  * "Partial (block) recomputation"): for a layout with recompute full,
  * whose memory with every layer recomputed is '*mem', the fewest

@@ -174,9 +174,14 @@ static int pruned (const struct sctx *c, const struct gp_layout *l,
 
 /* Memory, then (when it fits) time of layout 'l' under every
  * recomputation and sharding stage allowed; keeps the fastest.
+ * 'soom[sh]' is set once a layout of the same tp, cp, pp, dp and ep at
+ * sharding stage sh is out of memory by its weights, gradients and
+ * optimizer states alone (gp__train_mem_state_oom): no recomputation,
+ * micro-batch or virtual stage count fits there, so with pruning on
+ * (no statistics kept) those stages are skipped unevaluated.
  */
 static void try_stages (const struct sctx *c, struct gp_layout l,
-                        const double *S)
+                        const double *S, signed char *soom)
 {
     const struct gp_search_fix *fix = c->fix;
     struct gp_search_stats *st = c->st;
@@ -230,10 +235,14 @@ static void try_stages (const struct sctx *c, struct gp_layout l,
              */
             if (full_pruned && none_fits[sh] == 1)
                 continue;
+            if (c->prune && soom[sh])
+                continue;
             struct gp_train_result res;
             res.layout = l;
             gp_train_memory (c->m, c->job, c->hw, &l, &res.mem);
             st->evaluated += 1;
+            if (!res.mem.fits && gp__train_mem_state_oom (c->hw, &res.mem))
+                soom[sh] = 1;
             /* partial recomputation: the fewest recomputed layers per
              * chunk that fit (docs/model/training.md, "Partial (block)
              * recomputation") when every layer fits; else every
@@ -298,6 +307,7 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
         int ep = c->eps[e];
         if (ep > 1 && ((tp * dp * cp) % ep || c->m->moe_experts % ep))
             continue;
+        signed char soom[GP_SHARD_FSDP + 1] = {0};
         for (int v = 0; v < c->nv; v++) {
             int vpp = c->vv[v];
             /* a fixed vpp may count the embedding and the loss as
@@ -342,7 +352,7 @@ static void try_splits (const struct sctx *c, int tp, int cp, int pp,
                 }
                 if (!tested && pruned (c, &l, Sp[e][b] ? Sp[e][b] : S[e][b]))
                     continue;
-                try_stages (c, l, Sp[e][b] ? Sp[e][b] : S[e][b]);
+                try_stages (c, l, Sp[e][b] ? Sp[e][b] : S[e][b], soom);
             }
         }
     }
