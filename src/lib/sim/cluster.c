@@ -145,7 +145,8 @@ int gp__cluster_init (struct gp_sim *s, gp_error_t *err)
     s->nodes = calloc (nn, sizeof *s->nodes);
     s->rack_free = calloc (nr ? nr : 1, sizeof *s->rack_free);
     s->scratch = calloc (nn, sizeof *s->scratch);
-    if (!s->nodes || !s->rack_free || !s->scratch)
+    s->dom_seen = calloc (nn, sizeof *s->dom_seen);
+    if (!s->nodes || !s->rack_free || !s->scratch || !s->dom_seen)
         return gp_errprintf (err, GP_ENOMEM, "out of memory");
     for (size_t pi = 0; pi < s->n_pools; pi++) {
         struct spool *p = &s->pools[pi];
@@ -202,5 +203,6 @@ void gp__cluster_free (struct gp_sim *s)
     free (s->nodes);
     free (s->rack_free);
     free (s->scratch);
+    free (s->dom_seen);
 }
 

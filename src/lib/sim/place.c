@@ -366,7 +366,7 @@ void gp__release (struct gp_sim *s, uint32_t j)
 /* Slowdown of the current placement: 1 + comm share when the job spans
  * more scale-up domains than its ideal placement would.
  */
-double gp__slowdown (const struct gp_sim *s, uint32_t j)
+double gp__slowdown (struct gp_sim *s, uint32_t j)
 {
     const struct sjob *jb = SJ (s, j);
     if (jb->n_alloc <= 1 || jb->comm <= 0)
@@ -374,17 +374,21 @@ double gp__slowdown (const struct gp_sim *s, uint32_t j)
     const struct spool *p = &s->pools[jb->pool_used];
     int32_t unit = p->dom_gpus > p->gpn ? p->dom_gpus : p->gpn;
     int32_t ideal = (jb->n + unit - 1) / unit;
+    /* distinct domains, each marked with this call's stamp (the marks of
+     * earlier calls are older stamps; all cleared when the stamp wraps);
+     * the answer is known once the count passes the ideal
+     */
+    if (++s->dom_stamp == 0) {
+        memset (s->dom_seen, 0, s->n_nodes * sizeof *s->dom_seen);
+        s->dom_stamp = 1;
+    }
     int32_t used = 0;
     for (int32_t i = 0; i < jb->n_alloc; i++) {
         int32_t d = s->nodes[jb->many[i].node].dom;
-        /* allocations come in node order within a gather step, so count
-         * distinct domains with a small scan; the answer is known once
-         * the count passes the ideal
-         */
-        int dup = 0;
-        for (int32_t k = 0; k < i && !dup; k++)
-            dup = s->nodes[jb->many[k].node].dom == d;
-        if (!dup && ++used > ideal)
+        if (s->dom_seen[d] == s->dom_stamp)
+            continue;
+        s->dom_seen[d] = s->dom_stamp;
+        if (++used > ideal)
             return 1.0 + jb->comm;
     }
     return 1.0;

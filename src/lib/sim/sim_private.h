@@ -207,6 +207,10 @@ struct gp_sim {
     long long n_partial;   /* shared GPUs with free units */
     int max_gpn;
     int32_t *scratch;      /* per node, zero between uses */
+    uint32_t *dom_seen;    /* per scale-up domain (at most one per node):
+                              the stamp of the last gp__slowdown that met
+                              it */
+    uint32_t dom_stamp;
 
     /* queues */
     struct event *ev;
@@ -326,7 +330,7 @@ double gp__fragmented (const struct gp_sim *s);
 void gp__node_set_free (struct gp_sim *s, int32_t node, int32_t free);
 void gp__node_down (struct gp_sim *s, int32_t node);
 void gp__node_up (struct gp_sim *s, int32_t node);
-double gp__slowdown (const struct gp_sim *s, uint32_t j);
+double gp__slowdown (struct gp_sim *s, uint32_t j);
 
 /* fill.c, fill_read.c: most GPUs of one node in a fill experiment */
 #define GP_FILL_MAX_GPN 16
