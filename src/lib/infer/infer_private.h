@@ -42,6 +42,32 @@ int gp__infer_simulate_steps (const struct gp_serve_model *m,
                               const struct gp_workload *w, int jump,
                               struct gp_sim_result *res, gp_error_t *err);
 
+/* gp__infer_simulate_steps behind an online server's front end
+ * (docs/model/inference.md, "Front-end throughput"): one process that
+ * holds each request 'fe_req_s' seconds before the engine sees it and
+ * 'fe_tok_s' seconds per output token, in order of arrival.  TTFT, E2E
+ * and the output rate are measured from the client's send time.  Both 0:
+ * gp__infer_simulate_steps exactly.  Open-loop and offline arrivals only
+ * (ignored for closed loop).
+ */
+int gp__infer_simulate_fe (const struct gp_serve_model *m,
+                           const struct gp_workload *w, int jump,
+                           double fe_req_s, double fe_tok_s,
+                           struct gp_sim_result *res, gp_error_t *err);
+
+/* Front-end work per streamed output token of vLLM's OpenAI-compatible
+ * server, one API-server process (incremental detokenization and the
+ * response chunk), seconds (docs/model/inference.md, "Front-end
+ * throughput"): derived from vllm-project/vllm pull request #17546, where
+ * one API server carried 76.5 of 120 requests/s offered (10,000 ShareGPT
+ * requests in 130.74 s, 2 x A100, Llama-3.2-1B): 13.07 ms per request,
+ * less the per-request part already modelled (7 ms front end + 10 us x
+ * 221 prompt tokens = 9.2 ms), over ~203 output tokens per ShareGPT
+ * request (vllm-project/vllm pull request #18566: 203,068 tokens for
+ * 1,000 requests of the same data set).
+ */
+#define GP_INFER_FE_TOKEN_S 19e-6
+
 /* Attention time of one pipeline stage (docs/model/inference.md, "Step
  * time"): 'decode_ctx' KV tokens streamed, 'ctx' tokens attended (decode
  * context plus prefill context), per stage.  The coefficients depend on the

@@ -26,6 +26,8 @@
 
 struct req {
     double arrival, t_admit, t_first, t_done;
+    double t_sent;    /* the client's send time: 'arrival' (when the
+                       * engine sees the request) less the front end */
     int in, out;      /* prompt and output tokens */
     int target;       /* tokens to prefill (prompt, or prompt+generated
                        * after a preemption) */
@@ -148,6 +150,10 @@ struct engine {
     long long ctx_d;
     struct hent *heap;
     int n_heap, cap_heap;
+    /* The online server's front end (gp__infer_simulate_fe): one process
+     * serving the requests in order of arrival, fe_req seconds each before
+     * the engine sees it and fe_tok per output token after. */
+    double fe_req, fe_tok;
 };
 
 static void engine_free (struct engine *e)
@@ -184,6 +190,29 @@ static int engine_alloc (struct engine *e, gp_error_t *err)
     return 0;
 }
 
+/* The front end of an online server (docs/model/inference.md, "Front-end
+ * throughput"): one process handles the requests in order of arrival.
+ * Request i holds it for fe_req seconds (HTTP, tokenization, set-up)
+ * before the engine sees it, then for fe_tok seconds per output token it
+ * will stream (detokenization, response chunks), charged when it enters:
+ * the process serves at most one request per fe_req + fe_tok * out.
+ * Open-loop and offline arrivals only (a closed-loop client's cycle is
+ * handled by the caller).  Does nothing without a front end.
+ */
+static void front_end (struct engine *e)
+{
+    if (!(e->fe_req > 0 || e->fe_tok > 0)
+        || e->w->arrivals == GP_ARR_CLOSED)
+        return;
+    double free_at = 0;
+    for (int i = 0; i < e->n; i++) {
+        struct req *q = &e->R[i];
+        double start = q->t_sent > free_at ? q->t_sent : free_at;
+        q->arrival = start + e->fe_req;
+        free_at = q->arrival + e->fe_tok * q->out;
+    }
+}
+
 /* Create requests: lengths for all; arrival times per mode.  Then check
  * that every request fits in the KV cache on its own.
  */
@@ -208,7 +237,9 @@ static int create_requests (struct engine *e, gp_error_t *err)
             t_arr += -log (rng_u01 (&seed)) / w->rate;
             q->arrival = t_arr;
         }
+        q->t_sent = q->arrival;
     }
+    front_end (e);
     for (int i = 0; i < e->n; i++) {
         double need = e->R[i].in + e->R[i].out; /* must fit whole */
         if (need > e->cap)
@@ -420,7 +451,7 @@ static void apply_step (struct engine *e, int all_dec)
         q->kv = 0;
         e->done++;
         if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
-            e->R[e->n_created].arrival = e->t;
+            e->R[e->n_created].arrival = e->R[e->n_created].t_sent = e->t;
             e->n_created++;
         }
     }
@@ -485,7 +516,7 @@ static long run_retire (struct engine *e, long s)
         q->kv = 0;
         e->done++;
         if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
-            e->R[e->n_created].arrival = e->t;
+            e->R[e->n_created].arrival = e->R[e->n_created].t_sent = e->t;
             e->n_created++;
         }
     }
@@ -884,7 +915,7 @@ static void lazy_retire (struct engine *e, struct req *q, long long *kv_add)
     q->kv = 0;
     e->done++;
     if (e->w->arrivals == GP_ARR_CLOSED && e->n_created < e->n) {
-        e->R[e->n_created].arrival = e->t;
+        e->R[e->n_created].arrival = e->R[e->n_created].t_sent = e->t;
         e->n_created++;
     }
 }
@@ -1242,14 +1273,14 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
         if (i < skip)
             continue;
         out_sum += q->out;
-        e->s_ttft[k] = q->t_first - q->arrival;
-        e->s_q[k] = q->t_admit - q->arrival;
+        e->s_ttft[k] = q->t_first - q->t_sent;
+        e->s_q[k] = q->t_admit - q->t_sent;
         if (q->out > 1)
             e->s_tpot[kt++] = (q->t_done - q->t_first) / (q->out - 1);
         k++;
     }
     for (int i = skip, j = 0; i < n; i++, j++)
-        e->s_e2e[j] = R[i].t_done - R[i].arrival;
+        e->s_e2e[j] = R[i].t_done - R[i].t_sent;
     res->n_done = e->done;
     res->makespan_s = t_end;
     res->e2e_mean_s = mean_of (e->s_e2e, k);
@@ -1261,7 +1292,7 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     } else {
         double span = t_end - t0;
         if (w->arrivals == GP_ARR_POISSON)
-            span = t_end - R[0].arrival;
+            span = t_end - R[0].t_sent;
         res->out_tok_s = span > 0 ? tok / span : 0;
         res->req_s = span > 0 ? n / span : 0;
     }
@@ -1302,6 +1333,14 @@ int gp__infer_simulate_steps (const struct gp_serve_model *m,
                               const struct gp_workload *w, int jump,
                               struct gp_sim_result *res, gp_error_t *err)
 {
+    return gp__infer_simulate_fe (m, w, jump, 0.0, 0.0, res, err);
+}
+
+int gp__infer_simulate_fe (const struct gp_serve_model *m,
+                           const struct gp_workload *w, int jump,
+                           double fe_req_s, double fe_tok_s,
+                           struct gp_sim_result *res, gp_error_t *err)
+{
     if (!m || !w || !res)
         return gp_errprintf (err, GP_EINVAL, "simulate: missing argument");
     if (w->in_len < 1 || w->out_len < 1)
@@ -1321,6 +1360,8 @@ int gp__infer_simulate_steps (const struct gp_serve_model *m,
     e.cap = m->kv_capacity_tokens;
     e.qmax_at_last_arrival = -1;
     e.jump = jump;
+    e.fe_req = fe_req_s > 0 ? fe_req_s : 0.0;
+    e.fe_tok = fe_tok_s > 0 ? fe_tok_s : 0.0;
     int rc = engine_alloc (&e, err);
     if (rc)
         return rc;

@@ -65,6 +65,12 @@ static int num (const struct vctx *V, const struct gp_csv_row *r, int c,
     *v = 0;
     if (!*s)
         return 0;
+    /* request_rate "inf": every request sent at once through the online
+     * server (`vllm bench serve --request-rate inf`) */
+    if (c == C_RATE && !strcmp (s, "inf")) {
+        *v = INFINITY;
+        return 0;
+    }
     char *end;
     double x = strtod (s, &end);
     if (end == s || *end || !isfinite (x))
@@ -340,8 +346,18 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
         unsupported (o, "mode must be offline, concurrency, batch or rate");
         return;
     }
+    /* an open-loop row of an engine whose front end is measured runs
+     * behind that front end: one process, in order of arrival
+     * (docs/model/inference.md, "Front-end throughput"); others add the
+     * front end's latency afterwards (row_frontend) */
+    const struct gp_engine_stack *st = gp_engine_stack_for (eng, c.accel);
+    int fe_queue = o->rate_mode && st->frontend_s > 0;
+    double fe_req = fe_queue ? gp__infer_frontend_s (w.in_len)
+                                   + st->frontend_s
+                             : 0.0;
+    double fe_tok = fe_queue ? GP_INFER_FE_TOKEN_S : 0.0;
     struct gp_sim_result s;
-    if (gp_infer_simulate (&m, &w, &s, &e)) {
+    if (gp__infer_simulate_fe (&m, &w, 1, fe_req, fe_tok, &s, &e)) {
         unsupported (o, e.text);
         return;
     }
@@ -354,7 +370,7 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
                                         : 0;
         o->rel_err = rel (o->predicted, o->measured);
     }
-    double fe = row_frontend (&c, eng, &w, o->rate_mode);
+    double fe = fe_queue ? 0.0 : row_frontend (&c, eng, &w, o->rate_mode);
     if (fe > 0 && w.arrivals == GP_ARR_CLOSED && s.e2e_mean_s > 0) {
         /* a closed-loop client waits for the front end too: each cycle
          * lasts e2e + fe (Little's law, as the simulator's rate) */

@@ -40,6 +40,7 @@ static const struct {
     {"serving:vllm/rocm", "vLLM ROCm GEMM factor (0.6)"},
     {"serving:vllm/cuda", "vLLM host time per step (+1.1 ms)"},
     {"serving:vllm/cuda", "vLLM front-end latency per request (7 ms)"},
+    {"serving:vllm/cuda", "vLLM front-end work per streamed token (19 us; derived from one published run, vllm-project/vllm pull request #17546, no validation row)"},
     {"serving:blackwell", "expert weight streaming efficiency infer_moe (0.5 -> 1.0; B200 rows of serving-heldout-2026.csv, GB200 held out)"},
 };
 
