@@ -20,7 +20,8 @@ const char cmd_validate_help[] =
     "error\n"
     "\n"
     "SYNOPSIS\n"
-    "    gpuplan validate training FILE.csv [--json] [--catalog DIR]\n"
+    "    gpuplan validate training FILE.csv [FILE.csv...] [--json]\n"
+    "                     [--catalog DIR]\n"
     "                     [--set GEN.KEY=V]... [--no-loso]\n"
     "    gpuplan validate inference FILE.csv [FILE.csv...] [--json]\n"
     "                     [--catalog DIR]\n"
@@ -42,9 +43,11 @@ const char cmd_validate_help[] =
     "    constants fitted on the validation rows that they depend on, and\n"
     "    the in-sample against the leave-one-source-out error (a gap over\n"
     "    3 points is flagged: the fit follows rows, not mechanisms).\n"
-    "    'validate inference' (docs/formats/infer.md) reads one or more\n"
-    "    files as one set and reports output tokens/s, TTFT and TPOT, then\n"
-    "    the same fitting table per family, held out with one throughput\n"
+    "    Several files are read as one set (each with its own header), so\n"
+    "    that families of different files are held out against each other.\n"
+    "    'validate inference' (docs/formats/infer.md) reports output\n"
+    "    tokens/s, TTFT and TPOT, then the same fitting table per family,\n"
+    "    held out with one throughput\n"
     "    scale per engine stack refitted on the other families' rows.\n"
     "\n"
     "OPTIONS\n"
@@ -269,10 +272,12 @@ int cmd_validate (int argc, char **argv)
     else if (strcmp (argv[optind], "training"))
         rc = cli_usage_error ("validate: unknown sub-word '%s' (expected "
                               "training or inference)", argv[optind]);
-    else if (optind + 2 != argc)
-        rc = cli_usage_error ("validate training: expected one FILE.csv");
+    else if (optind + 2 > argc)
+        rc = cli_usage_error ("validate training: expected FILE.csv");
     else {
         rq.path = argv[optind + 1];
+        rq.paths = (const char *const *)&argv[optind + 1];
+        rq.n_paths = (size_t)(argc - optind - 1);
         rc = run_training (&rq, as_json, dir);
     }
     free (sets);

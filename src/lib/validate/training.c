@@ -986,22 +986,57 @@ void gp_validation_destroy (struct gp_validation *v)
     free (v);
 }
 
+/* Every file of 'rq' (rq->paths, else rq->path) parsed in turn (each
+ * with its own header) into one row list '*vf'.  0, or the first file's
+ * error with '*vf' freed.
+ */
+static int read_files (const struct gp_validate_request *rq,
+                       struct vfile *vf, gp_error_t *err)
+{
+    memset (vf, 0, sizeof *vf);
+    size_t nf = rq->n_paths ? rq->n_paths : 1;
+    for (size_t k = 0; k < nf; k++) {
+        struct vfile one;
+        memset (&one, 0, sizeof one);
+        one.path = rq->n_paths ? rq->paths[k] : rq->path;
+        int rc = one.path ? gp_csv_parse_file (one.path, ',', on_row, &one,
+                                               err)
+                          : gp_errprintf (err, GP_EINVAL,
+                                          "validate training: no file");
+        struct vrow *p = rc ? NULL
+                            : realloc (vf->rows, (vf->n + one.n + 1)
+                                                     * sizeof *p);
+        if (!rc && !p)
+            rc = gp_errprintf (err, GP_ENOMEM, "out of memory");
+        if (rc) {
+            vfile_free (&one);
+            vfile_free (vf);
+            return rc;
+        }
+        /* the cells move to '*vf' */
+        memcpy (p + vf->n, one.rows, one.n * sizeof *p);
+        vf->rows = p;
+        vf->n += one.n;
+        vf->cap = vf->n + 1;
+        vf->path = one.path;
+        free (one.rows);
+    }
+    return 0;
+}
+
 int gp_validate_training (const struct gp_catalog *cat,
                           const struct gp_validate_request *rq,
                           struct gp_validation **out, gp_error_t *err)
 {
-    if (!cat || !rq || !rq->path || !out
+    if (!cat || !rq || (!rq->path && !rq->n_paths) || !out
+        || (rq->n_paths && !rq->paths)
         || (rq->n_overrides && !rq->overrides))
         return gp_errprintf (err, GP_EINVAL, "validate training: NULL "
                                              "argument");
     struct vfile vf;
-    memset (&vf, 0, sizeof vf);
-    vf.path = rq->path;
-    int rc = gp_csv_parse_file (rq->path, ',', on_row, &vf, err);
-    if (rc) {
-        vfile_free (&vf);
+    int rc = read_files (rq, &vf, err);
+    if (rc)
         return rc;
-    }
     struct gp_zoo *own_zoo = NULL;
     const struct gp_zoo *zoo = rq->zoo;
     if (!zoo)
