@@ -87,6 +87,9 @@ struct gp_accel {
                                 * direction; 0 = the generation's */
     const struct gp_generation *gen; /* resolved by the catalog; NULL only
                                       * for a hand-built row */
+    double cuda_mem_bytes;     /* device memory the CUDA driver reports
+                                * (cuda_memory_gib; docs/model/training.md,
+                                * "Memory capacity"); 0 = unknown */
 };
 
 struct gp_instance {

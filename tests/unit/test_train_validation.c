@@ -99,6 +99,12 @@ static void test_public_targets (void **state)
     assert_true (tp->median_abs_rel_err <= 0.10);
     assert_true (tp->within_20 >= 0.80);
     assert_true (cp->median_abs_rel_err <= 0.25);
+    /* docs/model/training.md, "TP across nodes": 7.2 % and 91 % within
+     * 20 % since TP over two nodes runs on every NIC and the vTrain rows
+     * carry their cluster's 100 Gb/s per GPU (7.3 %, 88 % before)
+     */
+    assert_true (tp->median_abs_rel_err <= 0.073);
+    assert_true (tp->within_20 >= 0.90);
     /* most rows are modelled (the unsupported ones carry a reason) */
     assert_true (tp->n_ok >= 150);
     for (size_t i = 0; i < v->n_rows; i++)

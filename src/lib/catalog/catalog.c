@@ -94,6 +94,8 @@ static const struct col accel_cols[] = {
      C_OPTCOL},
     {"nic_gbps", C_NUM, offsetof (struct gp_accel, nic_bw), 1e9 / 8.0,
      C_OPTCOL},
+    {"cuda_memory_gib", C_NUM, offsetof (struct gp_accel, cuda_mem_bytes),
+     1073741824.0, C_OPTCOL},
     {NULL, C_STR, 0, 0, 0},
 };
 #undef S

@@ -260,7 +260,11 @@ void gp_train_hw_from_accel (const struct gp_accel *a,
     hw->peak_flops = gp_accel_peak_flops (a, gp_precision_str (precision));
     if (hw->peak_flops <= 0)
         hw->peak_flops = hw->peak_bf16_flops;
-    hw->mem_bytes = a->mem_bytes;
+    /* The capacity an allocator can reach: the total the CUDA driver
+     * reports where the catalog has it (cuda_memory_gib), else the
+     * vendor's figure (docs/model/training.md, "Memory capacity").
+     */
+    hw->mem_bytes = a->cuda_mem_bytes > 0 ? a->cuda_mem_bytes : a->mem_bytes;
     hw->mem_bw = a->mem_bw > 0 ? a->mem_bw : 1e12;
     hw->scale_up_bw = a->scale_up_bw > 0 ? a->scale_up_bw / 2 : 32e9;
     hw->scale_up_domain = a->scale_up_domain > 0 ? a->scale_up_domain : 1;

@@ -370,6 +370,35 @@ static double mem_fwd (const struct tctx *cx, double mem_extra)
 
 /* ---------------------------- communication --------------------------- */
 
+/* TP over whole NVLink nodes (tp a multiple of the GPUs per node, the
+ * node one scale-up domain): NCCL's rings cross between the nodes on
+ * every GPU's NIC at once, so the ring runs at the node's NICs, d_in x
+ * NIC (capped by NVLink), as the DP all-reduce does ("TP across nodes",
+ * docs/model/training.md).  Returns the two forward collectives' time,
+ * or 'one_nic' (the time at one NIC) where the layout is not of that
+ * shape (PCIe cards, TP not in whole nodes).
+ */
+static double tp_nodes_s (const struct tctx *cx, double one_nic)
+{
+    TCTX_NAMES (cx);
+    int g = hw->gpus_per_node;
+    if (g < 2 || hw->scale_up_domain < g || l->tp % g != 0)
+        return one_nic;
+    double d_in = g, nodes = t / g;
+    double bw = d_in * hw->scale_out_bw * e->scale_out / hw->oversub;
+    double up = hw->scale_up_bw * e->scale_up;
+    if (bw > up)
+        bw = up;
+    double bytes = T * h * 2, lat = hw->scale_out_lat_s;
+    /* SP: reduce-scatter + all-gather, the volume of a ring all-reduce;
+     * without SP the all-reduce may use IB SHARP (allreduce_out_s)
+     */
+    double x = l->seq_par ? allreduce_s (bytes, t, bw, lat)
+                          : allreduce_out_s (hw, bytes, t, nodes, d_in, bw,
+                                             lat);
+    return 2.0 * x;
+}
+
 /* TP, CP and EP traffic of one layer and micro-batch, forward. */
 static void comm_fwd (const struct tctx *cx, double attn_f, double *tp_out,
                       double *cp_out, double *ep_out)
@@ -390,6 +419,8 @@ static void comm_fwd (const struct tctx *cx, double attn_f, double *tp_out,
                           ? allreduce_nvls_s (T * h * 2, t, bw, lat,
                                               hw->nvls_share)
                           : allreduce_s (T * h * 2, t, bw, lat));
+        if (!in_dom)
+            tp_f = tp_nodes_s (cx, tp_f);
     }
     /* --- CP: ring exchange of K,V overlapped with attention --- */
     double cp_f = 0;
