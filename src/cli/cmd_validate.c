@@ -93,6 +93,24 @@ static const char *measure_label (enum gp_val_measure m)
     return (unsigned)m < GP_MEAS_N ? l[m] : "?";
 }
 
+void cli_fit_cells (const struct gp_val_summary *s,
+                    const struct gp_val_family_fit *ff, const char *alone)
+{
+    if (!s->n_ok) {
+        printf ("          -\n");
+        return;
+    }
+    printf (" %8.1f %%", 100 * s->median_abs_rel_err);
+    if (ff->have_loso)
+        printf (" %6.1f %% %+6.1f%s%s%s%s\n",
+                100 * ff->loso.median_abs_rel_err, 100 * ff->gap,
+                ff->gap_flag ? "  gap > 3 points: fit follows rows" : "",
+                ff->loso_refit ? "" : "  (", ff->loso_refit ? "" : alone,
+                ff->loso_refit ? "" : ": not held out)");
+    else
+        printf ("\n");
+}
+
 static void fit_print (const struct gp_validation *v)
 {
     printf ("fitting per source family (factors: efficiency factors read; "
@@ -105,19 +123,7 @@ static void fit_print (const struct gp_validation *v)
         const struct gp_val_summary *s = &v->by_family[f];
         const struct gp_val_family_fit *ff = &v->fit[f];
         printf ("  %-14s %7d %6d", s->name, ff->factors, ff->fitted);
-        if (!s->n_ok) {
-            printf ("          -\n");
-            continue;
-        }
-        printf (" %8.1f %%", 100 * s->median_abs_rel_err);
-        if (ff->have_loso)
-            printf (" %6.1f %% %+6.1f%s%s\n",
-                    100 * ff->loso.median_abs_rel_err, 100 * ff->gap,
-                    ff->gap_flag ? "  gap > 3 points: fit follows rows" : "",
-                    ff->loso_refit ? "" : "  (no other family of its "
-                                          "generation: not held out)");
-        else
-            printf ("\n");
+        cli_fit_cells (s, ff, "no other family of its generation");
     }
     if (v->have_loso && v->all.n_ok && v->loso_all.n_ok)
         printf ("  %-14s %7s %6s %8.1f %% %6.1f %%\n", "all", "", "",

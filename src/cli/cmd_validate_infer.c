@@ -62,19 +62,7 @@ static void print_fit (const struct gp_infer_validation *v)
         const struct gp_val_family_fit *ff = &v->fit[f];
         printf ("  %-14s %5zu %5zu %7d %6d", s->name, s->n, s->n_ok,
                 ff->factors, ff->fitted);
-        if (!s->n_ok) {
-            printf ("          -\n");
-            continue;
-        }
-        printf (" %8.1f %%", 100 * s->median_abs_rel_err);
-        if (ff->have_loso)
-            printf (" %6.1f %% %+6.1f%s%s\n",
-                    100 * ff->loso.median_abs_rel_err, 100 * ff->gap,
-                    ff->gap_flag ? "  gap > 3 points: fit follows rows" : "",
-                    ff->loso_refit ? "" : "  (alone on its engine stack: "
-                                          "not held out)");
-        else
-            printf ("\n");
+        cli_fit_cells (s, ff, "alone on its engine stack");
     }
     if (v->throughput.n_ok && v->loso_all.n_ok)
         printf ("  %-14s %5s %5s %7s %6s %8.1f %% %6.1f %%\n", "all", "", "",
