@@ -273,3 +273,24 @@ double gp__moe_overlap_sm_s (double hid_s)
      */
     return hid_s * COMM_SM_SHARE / (1.0 - COMM_SM_SHARE);
 }
+
+/* Host time the a2a-overlap schedule adds per MoE layer and micro-batch
+ * (Megatron-Core's combined 1F1B with EP communication overlap,
+ * moe_a2a_overlap / overlap_moe_expert_parallel_comm).  Calibrated on one
+ * published pair that is not a validation row: Megatron-Bridge PR #1760
+ * (2025-12-17, "Improving Qwen3-235B-A22B B200 performance") disabled
+ * moe_a2a_overlap "due to CPU overhead" and the BF16 step went from 17.2
+ * to 16.0 s (DGX B200, 64 GPUs, TP 1, PP 8, VP 4, EP 8, micro-batch 1,
+ * global batch 1,024, sequence 4,096; VP kept).  The model predicts that
+ * pair 15.85 s with the overlap and 17.16 s without (it only hides the
+ * all-to-all), so the schedule's own cost is what makes the measured
+ * difference: (17.2 - 16.0 + 17.16 - 15.85) s over 128 micro-batches x
+ * 12 layers per stage, plus the bubble's share, = 1.6 ms
+ * (docs/model/training.md, "MoE: host cost of the a2a-overlap schedule").
+ */
+#define A2A_OVERLAP_HOST_S 1.6e-3
+
+double gp__moe_a2a_overlap_host_s (const struct gp_layout *l)
+{
+    return l->schedule == GP_SCHED_A2A_OVERLAP ? A2A_OVERLAP_HOST_S : 0;
+}

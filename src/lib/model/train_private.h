@@ -204,6 +204,10 @@ double gp__moe_grouped_extra_s (const struct gp_train_hw *hw, double n,
  * "MoE: routing imbalance, dispatch, expert GEMMs and host overhead").
  */
 double gp__moe_overlap_sm_s (double hid_s);
+/* gp__moe_a2a_overlap_host_s: host seconds the a2a-overlap schedule adds
+ * to one MoE layer and micro-batch (0 for any other schedule).  >= 0.
+ */
+double gp__moe_a2a_overlap_host_s (const struct gp_layout *l);
 
 /* The deadline sizing of gp_train_plan (`train --days`, and `train` with
  * tokens but neither GPUs nor days), shared with the campaign validation:

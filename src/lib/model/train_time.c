@@ -587,6 +587,12 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
                                     Tm * ep * m->moe_topk / m->moe_experts,
                                     layer_mb);
     layer_mb += x->host;
+    /* MoE (train_moe.c): host cost of the a2a-overlap schedule */
+    if (moe_frac > 0) {
+        double ho = moe_frac * gp__moe_a2a_overlap_host_s (l);
+        x->host += ho;
+        layer_mb += ho;
+    }
     x->fwd = fwd;
     x->bwd = bwd;
     x->recomp = recomp;
