@@ -153,8 +153,9 @@ static void test_expert_rows (void **state)
 /* Shared-expert overlap: the exposed all-to-all shrinks by the shared
  * experts' GEMMs (forward + 2x backward), never below 0; exposed +
  * hidden stay the 1F1B all-to-all, and the step shrinks by what is
- * hidden.  One shared expert of width 512 on T = 2048 tokens: fc1
- * (T, 1024, h) + fc2 (T, h, 512).
+ * hidden.  One shared expert of width 512 on T = 8192 tokens: fc1
+ * (T, 1024, h) + fc2 (T, h, 512) (long enough that the layer is not
+ * host-bound at 31 us per operator: a host-bound step would not shrink).
  */
 static void test_shared_overlap (void **state)
 {
@@ -165,7 +166,7 @@ static void test_shared_overlap (void **state)
     assert_int_equal (gp_train_prep (&a, &m, NULL), 0);
     struct gp_train_job j;
     gp_train_job_default (&j);
-    j.seq_len = 2048;
+    j.seq_len = 8192;
     j.global_batch = 16;
     j.cuda_graphs = 1;
     struct gp_train_hw hw;
@@ -177,7 +178,7 @@ static void test_shared_overlap (void **state)
     eval_ok (&m, &j, &hw, &l, &r0);
     j.moe_shared_overlap = 1;
     eval_ok (&m, &j, &hw, &l, &r1);
-    double T = 2048, h = 1024, nmb = 1, L = 2;
+    double T = 8192, h = 1024, nmb = 1, L = 2;
     double win = 3 * (gp__train_gemm_s (&hw, T, 1024, h)
                       + gp__train_gemm_s (&hw, T, h, 512));
     double E = r0.time.ep_comm_s;
@@ -196,15 +197,16 @@ static void test_shared_overlap (void **state)
  * expert.  Operators of the forward: 10 memory-bound kernels, the
  * attention core, 3 GEMMs (QKV, projection, router), 2 all-to-alls, 2 per
  * local expert (fc1, fc2) = 20, and 20 router/preprocess operators when
- * eager.  At c = 20 us per operator and 3 passes (forward, backward 2x):
- * - CUDA graphs, no sync: only what 3 * 20 * c = 1.2 ms exceeds the GPU
- *   time by: 1.2 ms at 0 s of GPU time, 0 at 10 ms;
+ * eager.  At c = 31 us per operator (train_moe.c HOST_OP_S) and 3 passes
+ * (forward, backward 2x):
+ * - CUDA graphs, no sync: only what 3 * 20 * c = 1.86 ms exceeds the GPU
+ *   time by: 1.86 ms at 0 s of GPU time, 0 at 10 ms;
  * - eager, GPU-bound (10 ms): the operators the forward issues after the
  *   device-to-host sync wait for the host (the backward does not sync):
  *   8 * (c - 5 us) + 2 * ((c - g1) + (c - g2)), with g1, g2 the fc1
  *   (1024, 1024, 1024) and fc2 (1024, 1024, 512) GEMM times when below c,
  *   twice with full recomputation;
- * - eager, host-bound (0 s): 3 * 40 * c = 2.4 ms.
+ * - eager, host-bound (0 s): 3 * 40 * c = 3.72 ms.
  */
 static void test_host (void **state)
 {
@@ -219,7 +221,7 @@ static void test_host (void **state)
     hw_h100_prec (&hw, GP_PREC_BF16);
     struct gp_layout l = {.tp = 1, .pp = 1, .dp = 8, .cp = 1, .ep = 8,
                           .vpp = 1, .micro_batch = 1};
-    double c = 20e-6, tpe = 1024;
+    double c = 31e-6, tpe = 1024;
     j.cuda_graphs = 1;
     near (gp__moe_host_s (&m, &j, &hw, &l, tpe, 0), 3 * 20 * c, 1e-12);
     assert_true (gp__moe_host_s (&m, &j, &hw, &l, tpe, 10e-3) == 0);

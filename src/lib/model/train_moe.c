@@ -20,9 +20,17 @@
 #define MOE_TILE_M 128.0
 /* Host time of one eager PyTorch operator, from the Python call to the
  * kernel on the stream (Megatron-Bridge "CUDA Graphs" guide: 5-50 us per
- * launch depending on the operation and PyTorch dispatch; 20 us taken).
+ * launch depending on the operation and PyTorch dispatch).  Calibrated
+ * on a published run that is not a validation row: Megatron-Bridge PR
+ * #1760 (2025-12-17) gives 16.9 s per step for Qwen3-235B-A22B in MXFP8
+ * on 64 DGX B200 GPUs (TP 1, PP 8, no VP, EP 8, micro-batch 1, global
+ * batch 1,024, eager, no EP overlap) against 16.0 s in BF16 (VP 4): the
+ * same 10.3-10.4 ms per layer and micro-batch in both precisions, a
+ * host-bound step.  31 us makes the model give 16.87 s for the MXFP8 run
+ * (20 us gave 13.6 s); docs/model/training.md, "MoE: host cost
+ * calibrated on Megatron-Bridge PR #1760".
  */
-#define HOST_OP_S 20e-6
+#define HOST_OP_S 31e-6
 /* Operators a MoE layer's forward issues beyond its GEMMs, attention and
  * collectives (router softmax/top-k, auxiliary loss, token counts,
  * permute/unpermute, dispatcher preprocessing); the same count as the
