@@ -145,10 +145,11 @@ struct gp_train_job {
                                * with dispatch and combine (Megatron-Core
                                * --moe-shared-expert-overlap) */
     int cuda_graphs;          /* 1: the MoE router and token preprocessing
-                               * run from captured CUDA graphs, with no
-                               * host synchronisation per layer (TE
+                               * run from captured CUDA graphs (TE
                                * cuda_graph_scope moe_router,
-                               * moe_preprocess); 0: eager */
+                               * moe_preprocess); the routed experts and
+                               * the dispatcher's host synchronisation
+                               * per layer stay eager; 0: eager */
     int moe_a2a_nccl;         /* 1: the token dispatcher is an NCCL
                                * all-to-all (Megatron-Core 'alltoall'):
                                * one copy per token and expert, remote

@@ -82,8 +82,13 @@ double gp__moe_shared_hidden_s (const struct gp_train_model *m,
 /* Operators and host-exposed seconds of one MoE layer's forward for one
  * micro-batch: '*ops' every operator the host issues (captured ones
  * excluded), '*sync_s' what the GPU waits for after the dropless
- * dispatcher's device-to-host synchronisation (eager only): each
- * operator issued after it costs max(0, host - its GPU time).
+ * dispatcher's device-to-host synchronisation: each operator issued after
+ * it costs max(0, host - its GPU time).  Partial CUDA graphs (attention,
+ * router, EP preprocess) leave that synchronisation and the routed
+ * experts eager (Megatron-LM docs/discussions/deepseek-v3-gb200-
+ * optimization, Sec. 2.3: "routed experts are dynamic" and not captured;
+ * Sec. 3.1: the device-host sync "to get the tokens per expert" remains),
+ * so the wait applies with and without them.
  */
 static void host_fwd (const struct gp_train_model *m,
                       const struct gp_train_job *job,
@@ -116,7 +121,7 @@ static void host_fwd (const struct gp_train_model *m,
     if (!job->cuda_graphs)
         n += MOE_HOST_OPS;
     *ops = n;
-    *sync_s = job->cuda_graphs ? 0 : s;
+    *sync_s = s;
 }
 
 double gp__moe_host_s (const struct gp_train_model *m,
