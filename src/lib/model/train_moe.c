@@ -145,16 +145,72 @@ double gp__moe_host_s (const struct gp_train_model *m,
     return sync > bound ? sync : bound;
 }
 
-/* Probability that one EP rank hosts at least one of a token's top_k
- * experts, experts spread evenly (E/ep per rank) and chosen uniformly
- * (forced balance): 1 - C(E - E/ep, k) / C(E, k).
+/* C(n - d, r) / C(n, r): the chance that r distinct items drawn
+ * uniformly from n all miss a given d of them.
  */
-static double rank_hit (const struct gp_train_model *m, double ep)
+static double miss_all (double n, double d, int r)
 {
-    double E = m->moe_experts, k = m->moe_topk, per = E / ep, miss = 1;
-    for (int i = 0; i < k; i++)
-        miss *= (E - per - i) > 0 ? (E - per - i) / (E - i) : 0;
-    return 1 - miss;
+    double miss = 1;
+    for (int i = 0; i < r; i++)
+        miss *= (n - d - i) > 0 ? (n - d - i) / (n - i) : 0;
+    return miss;
+}
+
+static int grouped (const struct gp_train_job *job)
+{
+    return job->moe_groups > 0 && job->moe_group_topk > 0;
+}
+
+/* Probability that a token reaches at least one of 'd' consecutive
+ * experts (one EP rank: E/ep; one scale-up domain: g*E/ep), experts
+ * chosen uniformly (forced balance: Megatron-Core TopKRouter draws random
+ * logits before routing).  Without groups: 1 - C(E - d, k) / C(E, k).
+ * With group-limited routing (G groups of S = E/G experts, G_k of them
+ * picked, k/G_k experts in each: DeepSeek-V3 Sec. 2.1.2 picks a group by
+ * the sum of its best k/G_k scores, so each picked group contributes):
+ * a set inside one group (d <= S) is reached with (G_k/G) * (1 -
+ * C(S - d, k/G_k) / C(S, k/G_k)); a set of d/S whole groups with 1 -
+ * C(G - d/S, G_k) / C(G, G_k).
+ */
+static double set_hit (const struct gp_train_model *m,
+                       const struct gp_train_job *job, double d)
+{
+    double E = m->moe_experts;
+    int k = m->moe_topk;
+    if (!grouped (job))
+        return 1 - miss_all (E, d, k);
+    double G = job->moe_groups, Gk = job->moe_group_topk, S = E / G;
+    if (d <= S)
+        return Gk / G * (1 - miss_all (S, d, k / job->moe_group_topk));
+    return 1 - miss_all (G, d / S, job->moe_group_topk);
+}
+
+/* Probability that one EP rank hosts at least one of a token's top_k
+ * experts, experts spread evenly (E/ep per rank).
+ */
+static double rank_hit (const struct gp_train_model *m,
+                        const struct gp_train_job *job, double ep)
+{
+    return set_hit (m, job, m->moe_experts / ep);
+}
+
+int gp__moe_route_check (const struct gp_train_model *m,
+                         const struct gp_train_job *job, gp_error_t *err)
+{
+    int G = job->moe_groups, Gk = job->moe_group_topk;
+    if (G == 0 && Gk == 0)
+        return 0;
+    if (G < 1 || Gk < 1 || Gk > G)
+        return gp_errprintf (err, GP_EINVAL,
+                             "moe_groups %d, moe_group_topk %d: need 1 <= "
+                             "moe_group_topk <= moe_groups",
+                             G, Gk);
+    if (m->moe_experts <= 0 || m->moe_experts % G || m->moe_topk % Gk)
+        return gp_errprintf (err, GP_EINVAL,
+                             "moe_groups %d must divide the %d routed "
+                             "experts and moe_group_topk %d the top-%d",
+                             G, m->moe_experts, Gk, m->moe_topk);
+    return 0;
 }
 
 void gp__moe_a2a_bytes (const struct gp_train_model *m,
@@ -173,11 +229,16 @@ void gp__moe_a2a_bytes (const struct gp_train_model *m,
     /* DeepEP / HybridEP: one copy per destination GPU hit, and across
      * domains one per remote domain hit, forwarded over NVLink there
      */
-    double p = rank_hit (m, ep);
+    double p = rank_hit (m, job, ep);
     *nv = Tm * row * p * (g - 1);
     *ib = 0;
     if (N > 1) {
-        *ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
+        /* remote domains reached: with group-limited routing whole
+         * groups per domain (DeepSeek-V3: at most 4 nodes per token)
+         */
+        double pd = grouped (job) ? set_hit (m, job, g * m->moe_experts / ep)
+                                  : 1 - pow (1 - 1 / N, k);
+        *ib = Tm * row * (N - 1) * pd;
         *nv += Tm * row * p * (ep - g);
     }
 }

@@ -208,6 +208,13 @@ double gp__moe_overlap_sm_s (double hid_s);
  * to one MoE layer and micro-batch (0 for any other schedule).  >= 0.
  */
 double gp__moe_a2a_overlap_host_s (const struct gp_layout *l);
+/* gp__moe_route_check: the group-limited routing fields of 'job' against
+ * the model: both 0, or moe_groups dividing the routed experts and
+ * moe_group_topk (1 .. moe_groups) dividing moe_topk.  Returns 0 or
+ * GP_EINVAL with the reason in 'err'.
+ */
+int gp__moe_route_check (const struct gp_train_model *m,
+                         const struct gp_train_job *job, gp_error_t *err);
 
 /* The deadline sizing of gp_train_plan (`train --days`, and `train` with
  * tokens but neither GPUs nor days), shared with the campaign validation:
