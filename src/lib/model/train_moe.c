@@ -368,3 +368,24 @@ double gp__moe_a2a_overlap_host_s (const struct gp_layout *l)
 {
     return l->schedule == GP_SCHED_A2A_OVERLAP ? A2A_OVERLAP_HOST_S : 0;
 }
+
+/* Memory-bound passes of mem_fwd (train_time.c): every stored activation
+ * byte is written once and read twice in the forward (3 passes, a rule
+ * fitted on dense layers).  The stored activations of a MoE layer count
+ * the top_k dispatched copies of each routed token (2 * top_k bytes per
+ * token and hidden unit, gp_train_act_layer_bytes), and the same copies
+ * are the permute's writes and the unpermute's reads, which mem_fwd
+ * charges explicitly (2 x read + write of T/t * top_k rows): their
+ * producer and consumer are the permute kernels and the expert GEMMs,
+ * not element-wise passes.  Counting them under both double-counts them;
+ * this is the share of the 3 passes to remove
+ * (docs/model/training.md, "MoE: dispatched copies counted once").
+ */
+double gp__moe_copies_pass_s (const struct gp_train_model *m,
+                              const struct gp_train_hw *hw, double Tm)
+{
+    if (m->moe_experts <= 0 || hw->mem_bw <= 0)
+        return 0;
+    double bytes = 2.0 * m->moe_topk * Tm * (double)m->hidden;
+    return 3.0 * bytes / (hw->mem_bw * hw->eff.hbm);
+}

@@ -215,6 +215,14 @@ double gp__moe_a2a_overlap_host_s (const struct gp_layout *l);
  */
 int gp__moe_route_check (const struct gp_train_model *m,
                          const struct gp_train_job *job, gp_error_t *err);
+/* gp__moe_copies_pass_s: seconds of the three memory-bound passes that
+ * mem_fwd's activation rule gives the top_k dispatched 16-bit copies of
+ * the 'Tm' tokens a GPU routes in one MoE layer's forward, which the
+ * explicit permute/unpermute traffic already counts (subtracted there).
+ * >= 0; 0 without experts.
+ */
+double gp__moe_copies_pass_s (const struct gp_train_model *m,
+                              const struct gp_train_hw *hw, double Tm);
 
 /* The deadline sizing of gp_train_plan (`train --days`, and `train` with
  * tokens but neither GPUs nor days), shared with the campaign validation:

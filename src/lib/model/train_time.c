@@ -365,6 +365,11 @@ static double mem_fwd (const struct tctx *cx, double mem_extra)
         mem_f += moe_frac * (2.0 * 2.0 * Tm * m->moe_topk * h * 2
                                  / (hw->mem_bw * e->hbm)
                              + MOE_KERNELS * e->kernel_s);
+    /* MoE (train_moe.c): the dispatched copies are written and read by
+     * the permute term above, not by the three passes of 'act'
+     */
+    if (moe_frac > 0)
+        mem_f -= moe_frac * gp__moe_copies_pass_s (m, hw, Tm);
     return mem_f;
 }
 
