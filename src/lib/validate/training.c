@@ -362,11 +362,12 @@ static int row_job_moe (const struct vrow *r, struct gp_train_job *job,
     int *gd[2] = {&job->moe_groups, &job->moe_group_topk};
     for (int i = 0; i < 2; i++) {
         k = num (r->f[gc[i]], &v);
-        if (k < 0 || (k == 1 && (v < 1 || v != floor (v))))
+        if (k < 0 || (k == 1 && (v < 1 || v > 65536 || v != floor (v))))
             return unsup (o, gc[i] == C_MOE_G
-                                 ? "bad moe_groups '%s' (a whole number >= 1)"
-                                 : "bad moe_group_topk '%s' (a whole number "
-                                   ">= 1)",
+                                 ? "bad moe_groups '%s' (a whole number, "
+                                   "1 to 65536)"
+                                 : "bad moe_group_topk '%s' (a whole number, "
+                                   "1 to 65536)",
                           r->f[gc[i]]);
         if (k == 1)
             *gd[i] = (int)v;
