@@ -389,3 +389,25 @@ double gp__moe_copies_pass_s (const struct gp_train_model *m,
     double bytes = 2.0 * m->moe_topk * Tm * (double)m->hidden;
     return 3.0 * bytes / (hw->mem_bw * hw->eff.hbm);
 }
+
+/* The NCCL all-to-all dispatcher (Megatron-Core MoEAlltoAllTokenDispatcher)
+ * permutes the tokens globally before the all-to-all and sorts the
+ * received chunks by local expert after it (sort_chunks_by_idxs, when a
+ * GPU holds more than one expert), and undoes both around the combine:
+ * "the AlltoAll dispatcher using the NCCL backend requires one global
+ * and one local permute before and after EP communication", while
+ * DeepEP/HybridEP fuse the global one into the communication kernel
+ * (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization, Sec.
+ * 2.1.1).  mem_fwd counts one permute and one unpermute (read + write of
+ * T/t * top_k rows each); this is the local sort and unsort on top.
+ */
+double gp__moe_sort_s (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw, double Tm, double ep)
+{
+    if (!job->moe_a2a_nccl || m->moe_experts <= 0 || ep < 1
+        || m->moe_experts / ep <= 1 || hw->mem_bw <= 0)
+        return 0;
+    double rows = Tm * m->moe_topk, h = m->hidden;
+    return 2.0 * 2.0 * rows * h * 2 / (hw->mem_bw * hw->eff.hbm);
+}

@@ -223,6 +223,14 @@ int gp__moe_route_check (const struct gp_train_model *m,
  */
 double gp__moe_copies_pass_s (const struct gp_train_model *m,
                               const struct gp_train_hw *hw, double Tm);
+/* gp__moe_sort_s: seconds of the NCCL all-to-all dispatcher's local sort
+ * by expert after the dispatch and its inverse before the combine (read
+ * and write of Tm * top_k 16-bit rows each), one MoE layer's forward;
+ * 0 for DeepEP/HybridEP or one local expert.  >= 0.
+ */
+double gp__moe_sort_s (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw, double Tm, double ep);
 
 /* The deadline sizing of gp_train_plan (`train --days`, and `train` with
  * tokens but neither GPUs nor days), shared with the campaign validation:

@@ -370,6 +370,9 @@ static double mem_fwd (const struct tctx *cx, double mem_extra)
      */
     if (moe_frac > 0)
         mem_f -= moe_frac * gp__moe_copies_pass_s (m, hw, Tm);
+    /* MoE (train_moe.c): the NCCL dispatcher's local sort by expert */
+    if (moe_frac > 0)
+        mem_f += moe_frac * gp__moe_sort_s (m, job, hw, Tm, ep);
     return mem_f;
 }
 
