@@ -145,10 +145,11 @@ struct gp_train_job {
                                * with dispatch and combine (Megatron-Core
                                * --moe-shared-expert-overlap) */
     int cuda_graphs;          /* 1: the MoE router and token preprocessing
-                               * run from captured CUDA graphs, with no
-                               * host synchronisation per layer (TE
+                               * run from captured CUDA graphs (TE
                                * cuda_graph_scope moe_router,
-                               * moe_preprocess); 0: eager */
+                               * moe_preprocess); the routed experts and
+                               * the dispatcher's host synchronisation
+                               * per layer stay eager; 0: eager */
     int moe_a2a_nccl;         /* 1: the token dispatcher is an NCCL
                                * all-to-all (Megatron-Core 'alltoall'):
                                * one copy per token and expert, remote
@@ -163,6 +164,15 @@ struct gp_train_job {
     int lora_targets;         /* GP_FT_LORA: enum gp_lora_targets */
     double base_bytes;        /* GP_FT_LORA: bytes per frozen weight (2:
                                * bf16, 1: fp8; 0 = 2) */
+    /* MoE group-limited routing (DeepSeek-V3 node-limited routing,
+     * Megatron-Core --moe-router-num-groups / --moe-router-group-topk):
+     * the experts form moe_groups equal groups of consecutive experts and
+     * each token picks moe_group_topk groups, then moe_topk /
+     * moe_group_topk experts in each.  Both 0 (the default): any expert.
+     * Checked by gp_train_check (gp__moe_route_check).
+     */
+    int moe_groups;
+    int moe_group_topk;
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */

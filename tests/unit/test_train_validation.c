@@ -11,10 +11,11 @@
  *
  * The MoE file validation/training/moe-published.csv (NeMo Megatron-Bridge
  * MoE benchmarks and the DeepSeek-V3 technical report) must keep every
- * row modelled, a throughput median absolute error <= 15 % (14.6 %), a
- * median over all its rows <= 14 % (13.7 %) and the DeepSeek-V3 H800 rows
- * within 10 % (-1.5 %, +4.4 %) (docs/model/training.md, "MoE
- * validation").
+ * row modelled, a throughput median absolute error <= 9 % (8.4 %), a
+ * median over all its rows <= 8 % (7.0 %) and the DeepSeek-V3 H800 rows
+ * within 10 % (+5.1 %, -2.3 %) (docs/model/training.md, "MoE
+ * validation", "MoE: host cost, partial CUDA graphs and group-limited
+ * routing" and "MoE: dispatched copies counted once").
  */
 #include <math.h>
 #include <setjmp.h>
@@ -131,9 +132,9 @@ static void test_moe_targets (void **state)
     const struct gp_val_summary *tp = &v->by_kind[GP_VAL_THROUGHPUT];
     print_message ("MoE throughput median %.3f\n", tp->median_abs_rel_err);
     assert_int_equal (tp->n_ok, 15);
-    assert_true (tp->median_abs_rel_err <= 0.15);
+    assert_true (tp->median_abs_rel_err <= 0.09);
     print_message ("MoE median, all rows %.3f\n", v->all.median_abs_rel_err);
-    assert_true (v->all.median_abs_rel_err <= 0.14);
+    assert_true (v->all.median_abs_rel_err <= 0.08);
     int ds = 0;
     for (size_t i = 0; i < v->n_rows; i++) {
         const struct gp_val_row *r = &v->rows[i];

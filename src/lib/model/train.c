@@ -334,6 +334,9 @@ int gp_train_check (const struct gp_train_model *m,
     /* LoRA: the fine-tuning fields and the models it supports */
     if (gp__lora_on (job) && gp_train_lora_check (m, job, err) != 0)
         return GP_EINVAL;
+    /* MoE group-limited routing (train_moe.c) */
+    if (gp__moe_route_check (m, job, err) != 0)
+        return GP_EINVAL;
     if (m->heads % l->tp)
         return gp_errprintf (err, GP_EINVAL, "tp %d does not divide %d heads",
                              l->tp, m->heads);

@@ -20,9 +20,17 @@
 #define MOE_TILE_M 128.0
 /* Host time of one eager PyTorch operator, from the Python call to the
  * kernel on the stream (Megatron-Bridge "CUDA Graphs" guide: 5-50 us per
- * launch depending on the operation and PyTorch dispatch; 20 us taken).
+ * launch depending on the operation and PyTorch dispatch).  Calibrated
+ * on a published run that is not a validation row: Megatron-Bridge PR
+ * #1760 (2025-12-17) gives 16.9 s per step for Qwen3-235B-A22B in MXFP8
+ * on 64 DGX B200 GPUs (TP 1, PP 8, no VP, EP 8, micro-batch 1, global
+ * batch 1,024, eager, no EP overlap) against 16.0 s in BF16 (VP 4): the
+ * same 10.3-10.4 ms per layer and micro-batch in both precisions, a
+ * host-bound step.  31 us makes the model give 16.87 s for the MXFP8 run
+ * (20 us gave 13.6 s); docs/model/training.md, "MoE: host cost
+ * calibrated on Megatron-Bridge PR #1760".
  */
-#define HOST_OP_S 20e-6
+#define HOST_OP_S 31e-6
 /* Operators a MoE layer's forward issues beyond its GEMMs, attention and
  * collectives (router softmax/top-k, auxiliary loss, token counts,
  * permute/unpermute, dispatcher preprocessing); the same count as the
@@ -74,8 +82,13 @@ double gp__moe_shared_hidden_s (const struct gp_train_model *m,
 /* Operators and host-exposed seconds of one MoE layer's forward for one
  * micro-batch: '*ops' every operator the host issues (captured ones
  * excluded), '*sync_s' what the GPU waits for after the dropless
- * dispatcher's device-to-host synchronisation (eager only): each
- * operator issued after it costs max(0, host - its GPU time).
+ * dispatcher's device-to-host synchronisation: each operator issued after
+ * it costs max(0, host - its GPU time).  Partial CUDA graphs (attention,
+ * router, EP preprocess) leave that synchronisation and the routed
+ * experts eager (Megatron-LM docs/discussions/deepseek-v3-gb200-
+ * optimization, Sec. 2.3: "routed experts are dynamic" and not captured;
+ * Sec. 3.1: the device-host sync "to get the tokens per expert" remains),
+ * so the wait applies with and without them.
  */
 static void host_fwd (const struct gp_train_model *m,
                       const struct gp_train_job *job,
@@ -108,7 +121,7 @@ static void host_fwd (const struct gp_train_model *m,
     if (!job->cuda_graphs)
         n += MOE_HOST_OPS;
     *ops = n;
-    *sync_s = job->cuda_graphs ? 0 : s;
+    *sync_s = s;
 }
 
 double gp__moe_host_s (const struct gp_train_model *m,
@@ -132,16 +145,72 @@ double gp__moe_host_s (const struct gp_train_model *m,
     return sync > bound ? sync : bound;
 }
 
-/* Probability that one EP rank hosts at least one of a token's top_k
- * experts, experts spread evenly (E/ep per rank) and chosen uniformly
- * (forced balance): 1 - C(E - E/ep, k) / C(E, k).
+/* C(n - d, r) / C(n, r): the chance that r distinct items drawn
+ * uniformly from n all miss a given d of them.
  */
-static double rank_hit (const struct gp_train_model *m, double ep)
+static double miss_all (double n, double d, int r)
 {
-    double E = m->moe_experts, k = m->moe_topk, per = E / ep, miss = 1;
-    for (int i = 0; i < k; i++)
-        miss *= (E - per - i) > 0 ? (E - per - i) / (E - i) : 0;
-    return 1 - miss;
+    double miss = 1;
+    for (int i = 0; i < r; i++)
+        miss *= (n - d - i) > 0 ? (n - d - i) / (n - i) : 0;
+    return miss;
+}
+
+static int grouped (const struct gp_train_job *job)
+{
+    return job->moe_groups > 0 && job->moe_group_topk > 0;
+}
+
+/* Probability that a token reaches at least one of 'd' consecutive
+ * experts (one EP rank: E/ep; one scale-up domain: g*E/ep), experts
+ * chosen uniformly (forced balance: Megatron-Core TopKRouter draws random
+ * logits before routing).  Without groups: 1 - C(E - d, k) / C(E, k).
+ * With group-limited routing (G groups of S = E/G experts, G_k of them
+ * picked, k/G_k experts in each: DeepSeek-V3 Sec. 2.1.2 picks a group by
+ * the sum of its best k/G_k scores, so each picked group contributes):
+ * a set inside one group (d <= S) is reached with (G_k/G) * (1 -
+ * C(S - d, k/G_k) / C(S, k/G_k)); a set of d/S whole groups with 1 -
+ * C(G - d/S, G_k) / C(G, G_k).
+ */
+static double set_hit (const struct gp_train_model *m,
+                       const struct gp_train_job *job, double d)
+{
+    double E = m->moe_experts;
+    int k = m->moe_topk;
+    if (!grouped (job))
+        return 1 - miss_all (E, d, k);
+    double G = job->moe_groups, Gk = job->moe_group_topk, S = E / G;
+    if (d <= S)
+        return Gk / G * (1 - miss_all (S, d, k / job->moe_group_topk));
+    return 1 - miss_all (G, d / S, job->moe_group_topk);
+}
+
+/* Probability that one EP rank hosts at least one of a token's top_k
+ * experts, experts spread evenly (E/ep per rank).
+ */
+static double rank_hit (const struct gp_train_model *m,
+                        const struct gp_train_job *job, double ep)
+{
+    return set_hit (m, job, m->moe_experts / ep);
+}
+
+int gp__moe_route_check (const struct gp_train_model *m,
+                         const struct gp_train_job *job, gp_error_t *err)
+{
+    int G = job->moe_groups, Gk = job->moe_group_topk;
+    if (G == 0 && Gk == 0)
+        return 0;
+    if (G < 1 || Gk < 1 || Gk > G)
+        return gp_errprintf (err, GP_EINVAL,
+                             "moe_groups %d, moe_group_topk %d: need 1 <= "
+                             "moe_group_topk <= moe_groups",
+                             G, Gk);
+    if (m->moe_experts <= 0 || m->moe_experts % G || m->moe_topk % Gk)
+        return gp_errprintf (err, GP_EINVAL,
+                             "moe_groups %d must divide the %d routed "
+                             "experts and moe_group_topk %d the top-%d",
+                             G, m->moe_experts, Gk, m->moe_topk);
+    return 0;
 }
 
 void gp__moe_a2a_bytes (const struct gp_train_model *m,
@@ -160,11 +229,16 @@ void gp__moe_a2a_bytes (const struct gp_train_model *m,
     /* DeepEP / HybridEP: one copy per destination GPU hit, and across
      * domains one per remote domain hit, forwarded over NVLink there
      */
-    double p = rank_hit (m, ep);
+    double p = rank_hit (m, job, ep);
     *nv = Tm * row * p * (g - 1);
     *ib = 0;
     if (N > 1) {
-        *ib = Tm * row * (N - 1) * (1 - pow (1 - 1 / N, k));
+        /* remote domains reached: with group-limited routing whole
+         * groups per domain (DeepSeek-V3: at most 4 nodes per token)
+         */
+        double pd = grouped (job) ? set_hit (m, job, g * m->moe_experts / ep)
+                                  : 1 - pow (1 - 1 / N, k);
+        *ib = Tm * row * (N - 1) * pd;
         *nv += Tm * row * p * (ep - g);
     }
 }
@@ -272,4 +346,68 @@ double gp__moe_overlap_sm_s (double hid_s)
      * longer
      */
     return hid_s * COMM_SM_SHARE / (1.0 - COMM_SM_SHARE);
+}
+
+/* Host time the a2a-overlap schedule adds per MoE layer and micro-batch
+ * (Megatron-Core's combined 1F1B with EP communication overlap,
+ * moe_a2a_overlap / overlap_moe_expert_parallel_comm).  Calibrated on one
+ * published pair that is not a validation row: Megatron-Bridge PR #1760
+ * (2025-12-17, "Improving Qwen3-235B-A22B B200 performance") disabled
+ * moe_a2a_overlap "due to CPU overhead" and the BF16 step went from 17.2
+ * to 16.0 s (DGX B200, 64 GPUs, TP 1, PP 8, VP 4, EP 8, micro-batch 1,
+ * global batch 1,024, sequence 4,096; VP kept).  The model predicts that
+ * pair 15.85 s with the overlap and 17.16 s without (it only hides the
+ * all-to-all), so the schedule's own cost is what makes the measured
+ * difference: (17.2 - 16.0 + 17.16 - 15.85) s over 128 micro-batches x
+ * 12 layers per stage, plus the bubble's share, = 1.6 ms
+ * (docs/model/training.md, "MoE: host cost of the a2a-overlap schedule").
+ */
+#define A2A_OVERLAP_HOST_S 1.6e-3
+
+double gp__moe_a2a_overlap_host_s (const struct gp_layout *l)
+{
+    return l->schedule == GP_SCHED_A2A_OVERLAP ? A2A_OVERLAP_HOST_S : 0;
+}
+
+/* Memory-bound passes of mem_fwd (train_time.c): every stored activation
+ * byte is written once and read twice in the forward (3 passes, a rule
+ * fitted on dense layers).  The stored activations of a MoE layer count
+ * the top_k dispatched copies of each routed token (2 * top_k bytes per
+ * token and hidden unit, gp_train_act_layer_bytes), and the same copies
+ * are the permute's writes and the unpermute's reads, which mem_fwd
+ * charges explicitly (2 x read + write of T/t * top_k rows): their
+ * producer and consumer are the permute kernels and the expert GEMMs,
+ * not element-wise passes.  Counting them under both double-counts them;
+ * this is the share of the 3 passes to remove
+ * (docs/model/training.md, "MoE: dispatched copies counted once").
+ */
+double gp__moe_copies_pass_s (const struct gp_train_model *m,
+                              const struct gp_train_hw *hw, double Tm)
+{
+    if (m->moe_experts <= 0 || hw->mem_bw <= 0)
+        return 0;
+    double bytes = 2.0 * m->moe_topk * Tm * (double)m->hidden;
+    return 3.0 * bytes / (hw->mem_bw * hw->eff.hbm);
+}
+
+/* The NCCL all-to-all dispatcher (Megatron-Core MoEAlltoAllTokenDispatcher)
+ * permutes the tokens globally before the all-to-all and sorts the
+ * received chunks by local expert after it (sort_chunks_by_idxs, when a
+ * GPU holds more than one expert), and undoes both around the combine:
+ * "the AlltoAll dispatcher using the NCCL backend requires one global
+ * and one local permute before and after EP communication", while
+ * DeepEP/HybridEP fuse the global one into the communication kernel
+ * (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization, Sec.
+ * 2.1.1).  mem_fwd counts one permute and one unpermute (read + write of
+ * T/t * top_k rows each); this is the local sort and unsort on top.
+ */
+double gp__moe_sort_s (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw, double Tm, double ep)
+{
+    if (!job->moe_a2a_nccl || m->moe_experts <= 0 || ep < 1
+        || m->moe_experts / ep <= 1 || hw->mem_bw <= 0)
+        return 0;
+    double rows = Tm * m->moe_topk, h = m->hidden;
+    return 2.0 * 2.0 * rows * h * 2 / (hw->mem_bw * hw->eff.hbm);
 }

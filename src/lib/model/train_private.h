@@ -235,6 +235,33 @@ double gp__moe_grouped_extra_s (const struct gp_train_hw *hw, double n,
  * "MoE: routing imbalance, dispatch, expert GEMMs and host overhead").
  */
 double gp__moe_overlap_sm_s (double hid_s);
+/* gp__moe_a2a_overlap_host_s: host seconds the a2a-overlap schedule adds
+ * to one MoE layer and micro-batch (0 for any other schedule).  >= 0.
+ */
+double gp__moe_a2a_overlap_host_s (const struct gp_layout *l);
+/* gp__moe_route_check: the group-limited routing fields of 'job' against
+ * the model: both 0, or moe_groups dividing the routed experts and
+ * moe_group_topk (1 .. moe_groups) dividing moe_topk.  Returns 0 or
+ * GP_EINVAL with the reason in 'err'.
+ */
+int gp__moe_route_check (const struct gp_train_model *m,
+                         const struct gp_train_job *job, gp_error_t *err);
+/* gp__moe_copies_pass_s: seconds of the three memory-bound passes that
+ * mem_fwd's activation rule gives the top_k dispatched 16-bit copies of
+ * the 'Tm' tokens a GPU routes in one MoE layer's forward, which the
+ * explicit permute/unpermute traffic already counts (subtracted there).
+ * >= 0; 0 without experts.
+ */
+double gp__moe_copies_pass_s (const struct gp_train_model *m,
+                              const struct gp_train_hw *hw, double Tm);
+/* gp__moe_sort_s: seconds of the NCCL all-to-all dispatcher's local sort
+ * by expert after the dispatch and its inverse before the combine (read
+ * and write of Tm * top_k 16-bit rows each), one MoE layer's forward;
+ * 0 for DeepEP/HybridEP or one local expert.  >= 0.
+ */
+double gp__moe_sort_s (const struct gp_train_model *m,
+                       const struct gp_train_job *job,
+                       const struct gp_train_hw *hw, double Tm, double ep);
 
 /* The deadline sizing of gp_train_plan (`train --days`, and `train` with
  * tokens but neither GPUs nor days), shared with the campaign validation:

@@ -365,6 +365,14 @@ static double mem_fwd (const struct tctx *cx, double mem_extra)
         mem_f += moe_frac * (2.0 * 2.0 * Tm * m->moe_topk * h * 2
                                  / (hw->mem_bw * e->hbm)
                              + MOE_KERNELS * e->kernel_s);
+    /* MoE (train_moe.c): the dispatched copies are written and read by
+     * the permute term above, not by the three passes of 'act'
+     */
+    if (moe_frac > 0)
+        mem_f -= moe_frac * gp__moe_copies_pass_s (m, hw, Tm);
+    /* MoE (train_moe.c): the NCCL dispatcher's local sort by expert */
+    if (moe_frac > 0)
+        mem_f += moe_frac * gp__moe_sort_s (m, job, hw, Tm, ep);
     return mem_f;
 }
 
@@ -618,6 +626,12 @@ static void layer_times (const struct tctx *cx, struct layer_mb *x)
                                     Tm * ep * m->moe_topk / m->moe_experts,
                                     layer_mb);
     layer_mb += x->host;
+    /* MoE (train_moe.c): host cost of the a2a-overlap schedule */
+    if (moe_frac > 0) {
+        double ho = moe_frac * gp__moe_a2a_overlap_host_s (l);
+        x->host += ho;
+        layer_mb += ho;
+    }
     x->fwd = fwd;
     x->bwd = bwd;
     x->recomp = recomp;

@@ -32,7 +32,8 @@ static const struct {
     {"unfused", "unfused attention for A100 fp16 stacks"},
     {"fp8", "FP8 cast kernels"},
     {"fp8", "FP8 precision terms (attention at the BF16 peak, weight cast once per step, 5 B current-scaling cast)"},
-    {"moe", "MoE host time per eager operator (20 us, within the published 5-50 us)"},
+    {"moe", "MoE host time per eager operator (31 us; set on the MXFP8 DGX B200 run of Megatron-Bridge PR #1760, not a validation row)"},
+    {"moe", "a2a-overlap schedule host time (1.6 ms per MoE layer and micro-batch; set on the BF16 DGX B200 pair of Megatron-Bridge PR #1760, not a validation row)"},
     /* serving model (docs/model/inference.md, "Host work and front end"
      * and "Engines and vendor stacks"): scope "serving:" and an engine
      * stack (gp_infer_val_row.stack) or a generation; it never matches a

@@ -34,6 +34,7 @@ enum {
     C_MOE_IMB, C_MOE_SHOV, C_GRAPHS, C_DISP,
     C_FT, C_LRANK, /* optional: finetune, lora_rank (row_lora) */
     C_OVSUB, C_NIC, /* optional: oversubscription, nic_gbps (row_fabric) */
+    C_MOE_G, C_MOE_GK, /* optional: moe_groups, moe_group_topk */
     C_N
 };
 
@@ -51,6 +52,7 @@ static const char *const col_names[C_N] = {
     "moe_imbalance", "moe_shared_overlap", "cuda_graphs", "moe_dispatcher",
     "finetune", "lora_rank",
     "oversubscription", "nic_gbps",
+    "moe_groups", "moe_group_topk",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -62,7 +64,8 @@ static int optional_col (int i)
            || i == C_EVAL || i == C_METHOD || i == C_MOE_IMB
            || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP
            || i == C_FT || i == C_LRANK
-           || i == C_OVSUB || i == C_NIC;
+           || i == C_OVSUB || i == C_NIC
+           || i == C_MOE_G || i == C_MOE_GK;
 }
 
 struct vrow {
@@ -352,6 +355,25 @@ static int row_job_moe (const struct vrow *r, struct gp_train_job *job,
                           r->f[C_DISP]);
         job->moe_a2a_nccl = d == 1;
     }
+    /* group-limited routing: both or neither (checked against the model
+     * by gp__moe_route_check)
+     */
+    int gc[2] = {C_MOE_G, C_MOE_GK};
+    int *gd[2] = {&job->moe_groups, &job->moe_group_topk};
+    for (int i = 0; i < 2; i++) {
+        k = num (r->f[gc[i]], &v);
+        if (k < 0 || (k == 1 && (v < 1 || v > 65536 || v != floor (v))))
+            return unsup (o, gc[i] == C_MOE_G
+                                 ? "bad moe_groups '%s' (a whole number, "
+                                   "1 to 65536)"
+                                 : "bad moe_group_topk '%s' (a whole number, "
+                                   "1 to 65536)",
+                          r->f[gc[i]]);
+        if (k == 1)
+            *gd[i] = (int)v;
+    }
+    if ((job->moe_groups > 0) != (job->moe_group_topk > 0))
+        return unsup (o, "moe_groups and moe_group_topk go together%s", "");
     return 0;
 }
 
@@ -432,6 +454,16 @@ static int row_lora (const struct vrow *r, const struct gp_train_model *m,
     job->base_bytes = low_prec (job->precision) ? 1 : 2;
     gp_error_t e = {0};
     if (gp_train_lora_check (m, job, &e))
+        return unsup (o, "%s", e.text);
+    return 0;
+}
+
+/* The row's group-limited routing against its model (train_moe.c). */
+static int row_moe_route (const struct gp_train_model *m,
+                          const struct gp_train_job *job, struct gp_val_row *o)
+{
+    gp_error_t e = {0};
+    if (gp__moe_route_check (m, job, &e))
         return unsup (o, "%s", e.text);
     return 0;
 }
@@ -787,6 +819,7 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
     struct gp_train_hw hw;
     struct gp_search_fix fix;
     if (row_job (r, &job, o) || row_lora (r, &m, &job, o)
+        || row_moe_route (&m, &job, o)
         || row_hw (r, cat, rq, &job, &hw, o)
         || row_fix (r, &fix, o))
         return;
