@@ -73,6 +73,15 @@ static void shape (struct rbuf *b, const struct gp_train_accel_plan *p,
     if (t->moe_host_s > 0) /* MoE only: dense outputs unchanged */
         gp_rb_printf (b, "    + MoE host time %.3f (CPU launches the GPU "
                       "waits for)\n", t->moe_host_s);
+    /* the rest of the step, so that the terms add up: the SMs hidden
+     * all-to-all kernels hold and other per-layer terms outside the
+     * list (0 on dense layouts), and activation offload copies */
+    if (t->overhead_s >= 5e-4)
+        gp_rb_printf (b, "    + other %.3f (SMs held by hidden all-to-all, "
+                      "per-layer host and launch terms)\n", t->overhead_s);
+    if (t->offload_s >= 5e-4)
+        gp_rb_printf (b, "    + activation offload %.3f (host copies compute "
+                      "does not hide)\n", t->offload_s);
     gp_rb_printf (b, "  %.0f tokens/s (%.1f per GPU), %.0f TFLOP/s per GPU, MFU "
                 "%.1f %%, HFU %.1f %%\n",
              t->tokens_per_s, t->tokens_per_s_per_gpu,
