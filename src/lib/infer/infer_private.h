@@ -189,4 +189,6 @@ int gp__infer_choose_prune (const struct gp_serve_cfg *base,
                             int gpus_per_node, int prune, int *n_pruned,
                             struct gp_infer_option *best, gp_error_t *err);
 
+double gp__sglang_static_fraction (int tp);
+
 #endif

@@ -145,6 +145,10 @@ void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p)
          * one (zero-overhead batch scheduler, docs/model/inference.md,
          * "Engines and vendor stacks") */
         p->host_overlap = e == GP_ENGINE_SGLANG;
+        /* SGLang sizes its pool with mem_fraction_static by tp
+         * (sglang_kv_bytes): 0 selects that rule */
+        if (e == GP_ENGINE_SGLANG)
+            p->mem_fraction = 0.0;
         break;
     case GP_ENGINE_FT:
         p->max_batch = 256;
@@ -348,6 +352,34 @@ static void weights (struct gp_serve_model *M)
     }
 }
 
+/* SGLang's static memory rule (docs/model/inference.md, "SGLang memory
+ * and scheduler defaults"): the server's mem_fraction_static, by tensor
+ * parallel size, is the share of the device memory the driver reports
+ * that weights and the KV pool may take together (sgl-project/sglang
+ * python/sglang/srt/server_args.py, ServerArgs.__post_init__, v0.3-v0.4:
+ * 0.79 at tp >= 16, 0.81 at >= 8, 0.85 at >= 4, 0.87 at >= 2, else 0.88).
+ * The driver's total is the datasheet's "GB" read as GiB (an H200 "141
+ * GB" reports 143,771 MiB in nvidia-smi).  The KV pool is that share less
+ * the weights and the CUDA context (0.5 GB, the runtime's fixed part).
+ */
+#define GP__GIB_PER_GB 1.073741824
+
+double gp__sglang_static_fraction (int tp)
+{
+    return tp >= 16  ? 0.79
+           : tp >= 8 ? 0.81
+           : tp >= 4 ? 0.85
+           : tp >= 2 ? 0.87
+                     : 0.88;
+}
+
+static double sglang_kv_bytes (const struct gp_serve_model *M)
+{
+    double st = gp__sglang_static_fraction (M->cfg.tp);
+    double kv = st * M->mem_bytes * GP__GIB_PER_GB - M->weight_bytes - 0.5e9;
+    return kv > 0 ? kv : 0.0;
+}
+
 /* Activation workspace of the largest iteration and logits, runtime, the
  * memory left for the KV cache, and the KV bytes per replica token
  * averaged per GPU.  Returns the memory left before the engine's
@@ -377,6 +409,10 @@ static double memory_budget (struct gp_serve_model *M)
     double left = M->mem_bytes - M->weight_bytes - M->act_bytes
                   - M->runtime_bytes;
     M->kv_bytes_avail = left > 0 ? frac * left : 0.0;
+    /* SGLang's own rule unless the caller set a fraction */
+    if (cfg->eng.engine == GP_ENGINE_SGLANG && !(cfg->eng.mem_fraction > 0)
+        && left > 0)
+        M->kv_bytes_avail = sglang_kv_bytes (M);
 
     double kb = gp_dtype_bytes (cfg->kv_dtype);
     double full = gp_arch_kv_elems_per_token (a) * kb;
