@@ -481,7 +481,8 @@ static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
                                   C_OUT,    C_MEAS,   C_TTFT, C_TPOT,
                                   C_RATE,   C_MAXSEQ, C_MAXTOK, C_NPROMPT,
                                   C_TTFT90, C_TTFT99, C_TPOT90, C_TPOT99,
-                                  C_E2E,    C_E2E90,  C_E2E99, C_ASYNC};
+                                  C_E2E,    C_E2E90,  C_E2E99, C_ASYNC,
+                                  C_RRR};
     for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
         int rc = num (V, r, numeric[i], &d[numeric[i]], err);
         if (rc)
