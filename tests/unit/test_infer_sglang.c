@@ -20,6 +20,12 @@
  *     3.204e5 tokens.
  *   random_range_ratio r: lengths uniform on [r N, N], coefficient of
  *     variation (1 - r) / ((1 + r) sqrt 3): r = 0.5 gives 0.19245.
+ *   A finite closed-loop run (benchmark_serving --max-concurrency C
+ *     --num-prompts N): every request counts and the output rate is all
+ *     N x output tokens over the time from the first send (t = 0) to the
+ *     last completion; with fixed lengths and C dividing N the run is
+ *     N / C waves of C requests, so every request's E2E is the same and
+ *     the rate is N x out / (N / C x E2E) = C x out / E2E.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -33,6 +39,7 @@
 #include <cmocka.h>
 
 #include "gpuplan/infer.h"
+#include "infer/infer_private.h"
 
 static struct gp_zoo *zoo;
 static struct gp_catalog *cat;
@@ -181,12 +188,45 @@ static void test_range_ratio (void **state)
     assert_int_equal (validate_row (buf, &v, &err), GP_EPARSE);
 }
 
+/* Whole-run statistics of a finite closed loop (the client's figures). */
+static void test_closed_whole_run (void **state)
+{
+    (void)state;
+    struct gp_serve_model m;
+    prepare (&m, "llama3.3-70b", 4, GP_ENGINE_SGLANG, -1);
+    struct gp_workload w;
+    memset (&w, 0, sizeof w);
+    w.arrivals = GP_ARR_CLOSED;
+    w.concurrency = 4;
+    w.n_requests = 12;
+    w.in_len = 512;
+    w.out_len = 64;
+    w.seed = 1;
+    struct gp_sim_result r;
+    assert_int_equal (gp__infer_simulate_run (&m, &w, 1, 0, 0, 1, &r, NULL),
+                      0);
+    assert_int_equal (r.n_done, 12);
+    /* all output over first send to last completion */
+    assert_true (fabs (r.out_tok_s - 12 * 64.0 / r.makespan_s)
+                 < 1e-9 * r.out_tok_s);
+    /* three identical waves: Little's law gives the same rate */
+    assert_true (fabs (r.out_tok_s - 4 * 64.0 / r.e2e_mean_s)
+                 < 1e-6 * r.out_tok_s);
+    /* whole 0 is gp__infer_simulate_fe bit for bit */
+    struct gp_sim_result a, b;
+    assert_int_equal (gp__infer_simulate_run (&m, &w, 1, 0, 0, 0, &a, NULL),
+                      0);
+    assert_int_equal (gp__infer_simulate_fe (&m, &w, 1, 0, 0, &b, NULL), 0);
+    assert_true (a.out_tok_s == b.out_tok_s && a.ttft_mean_s == b.ttft_mean_s);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_sglang_kv_pool),
         cmocka_unit_test (test_sglang_caller_fraction),
         cmocka_unit_test (test_range_ratio),
+        cmocka_unit_test (test_closed_whole_run),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

@@ -361,8 +361,11 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
                                    + st->frontend_s
                              : 0.0;
     double fe_tok = fe_queue ? GP_INFER_FE_TOKEN_S : 0.0;
+    /* a closed-loop row with its request count is a finite benchmark
+     * run: the client's statistics over all its requests */
+    int whole = w.arrivals == GP_ARR_CLOSED && d[C_NPROMPT] > 0;
     struct gp_sim_result s;
-    if (gp__infer_simulate_fe (&m, &w, 1, fe_req, fe_tok, &s, &e)) {
+    if (gp__infer_simulate_run (&m, &w, 1, fe_req, fe_tok, whole, &s, &e)) {
         unsupported (o, e.text);
         return;
     }
