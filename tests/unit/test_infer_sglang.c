@@ -18,6 +18,10 @@
  *     mem_fraction_static 0.81 at tp 8: 122.63e9 - 101.46e9 - 0.5e9 =
  *     20.67e9 bytes; 126 x 2 x 1 x 128 x 2 = 64,512 bytes per token:
  *     3.204e5 tokens.
+ *   SGLang's request pool without --max-running-requests: KV tokens /
+ *     context length (131,072 for both Llama models) x 512, clamped to
+ *     2,048-4,096: 70B at tp 4, 1.1342e6 / 131072 x 512 = 4,430 -> 4,096;
+ *     405B at tp 8, 3.204e5 / 131072 x 512 = 1,251 -> 2,048.
  *   random_range_ratio r: lengths uniform on [r N, N], coefficient of
  *     variation (1 - r) / ((1 + r) sqrt 3): r = 0.5 gives 0.19245.
  *   A finite closed-loop run (benchmark_serving --max-concurrency C
@@ -75,8 +79,10 @@ static void prepare (struct gp_serve_model *m, const char *model, int tp,
     c.weight_dtype = GP_DT_BF16;
     c.kv_dtype = GP_DT_BF16;
     gp_engine_defaults (e, &c.eng);
-    if (mem_fraction >= 0)
+    if (mem_fraction >= 0) {
         c.eng.mem_fraction = mem_fraction;
+        c.eng.max_batch = 1024; /* the workspace reads the batch limit */
+    }
     assert_int_equal (gp_infer_prepare (&c, 0, m, NULL), 0);
 }
 
@@ -87,12 +93,15 @@ static void test_sglang_kv_pool (void **state)
     prepare (&m, "llama3.3-70b", 4, GP_ENGINE_SGLANG, -1);
     assert_true (fabs (m.kv_bytes_per_token - 81920.0) < 1e-9);
     assert_true (fabs (m.kv_capacity_tokens - 1.1342e6) < 0.002 * 1.1342e6);
+    assert_int_equal (m.cfg.eng.max_batch, 4096);
     prepare (&m, "llama3.1-405b", 8, GP_ENGINE_SGLANG, -1);
     assert_true (fabs (m.kv_bytes_per_token - 64512.0) < 1e-9);
     assert_true (fabs (m.kv_capacity_tokens - 3.204e5) < 0.005 * 3.204e5);
+    assert_int_equal (m.cfg.eng.max_batch, 2048);
 }
 
-/* A fraction the caller sets is used as for every other engine. */
+/* A fraction (and batch limit) the caller sets is used as for every other
+ * engine. */
 static void test_sglang_caller_fraction (void **state)
 {
     (void)state;
@@ -103,6 +112,18 @@ static void test_sglang_caller_fraction (void **state)
     struct gp_serve_model d;
     prepare (&d, "llama3.3-70b", 4, GP_ENGINE_SGLANG, -1);
     assert_true (d.kv_capacity_tokens != s.kv_capacity_tokens);
+    /* a limit the caller sets is kept */
+    struct gp_serve_cfg c;
+    memset (&c, 0, sizeof c);
+    c.arch = gp_zoo_find (zoo, "llama3.3-70b", NULL);
+    c.accel = gp_catalog_find_accel (cat, "H200-SXM", NULL);
+    c.tp = 4;
+    c.pp = 1;
+    c.weight_dtype = c.kv_dtype = GP_DT_BF16;
+    gp_engine_defaults (GP_ENGINE_SGLANG, &c.eng);
+    c.eng.max_batch = 512;
+    assert_int_equal (gp_infer_prepare (&c, 0, &d, NULL), 0);
+    assert_int_equal (d.cfg.eng.max_batch, 512);
 }
 
 static const char *HDR =

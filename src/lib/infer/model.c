@@ -145,10 +145,13 @@ void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p)
          * one (zero-overhead batch scheduler, docs/model/inference.md,
          * "Engines and vendor stacks") */
         p->host_overlap = e == GP_ENGINE_SGLANG;
-        /* SGLang sizes its pool with mem_fraction_static by tp
-         * (sglang_kv_bytes): 0 selects that rule */
-        if (e == GP_ENGINE_SGLANG)
+        /* SGLang sizes its KV pool with mem_fraction_static by tp
+         * (sglang_kv_bytes) and its request pool from the KV pool
+         * (sglang_max_running, at gp_infer_prepare): 0 selects them */
+        if (e == GP_ENGINE_SGLANG) {
             p->mem_fraction = 0.0;
+            p->max_batch = 0;
+        }
         break;
     case GP_ENGINE_FT:
         p->max_batch = 256;
@@ -380,6 +383,20 @@ static double sglang_kv_bytes (const struct gp_serve_model *M)
     return kv > 0 ? kv : 0.0;
 }
 
+/* SGLang's request pool when the server is not given
+ * --max-running-requests (docs/model/inference.md, "SGLang memory and
+ * scheduler defaults"): KV tokens / context length x 512, between 2,048
+ * and 4,096 (model_runner.py, the req_to_token pool), the most requests
+ * it runs at once.  Context length: the model's maximum (its config).
+ */
+static int sglang_max_running (const struct gp_serve_model *M)
+{
+    double ctx = M->cfg.arch->max_seq_len > 0 ? M->cfg.arch->max_seq_len
+                                              : 131072;
+    double r = floor (M->kv_capacity_tokens / ctx * 512.0);
+    return r < 2048 ? 2048 : r > 4096 ? 4096 : (int)r;
+}
+
 /* Activation workspace of the largest iteration and logits, runtime, the
  * memory left for the KV cache, and the KV bytes per replica token
  * averaged per GPU.  Returns the memory left before the engine's
@@ -489,6 +506,8 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
                              "one request needs %.0f",
                              a->id, n, acc->id, M.kv_capacity_tokens,
                              max_seq_tokens);
+    if (M.cfg.eng.engine == GP_ENGINE_SGLANG && M.cfg.eng.max_batch <= 0)
+        M.cfg.eng.max_batch = sglang_max_running (&M);
     *m = M;
     return 0;
 }
