@@ -55,6 +55,18 @@ int gp__infer_simulate_fe (const struct gp_serve_model *m,
                            double fe_req_s, double fe_tok_s,
                            struct gp_sim_result *res, gp_error_t *err);
 
+/* gp__infer_simulate_fe with the statistics of a finite benchmark run
+ * ('whole' 1, closed loop only): every request counts, none skipped as
+ * warm-up, and the output rate is all output tokens over the time from
+ * the first send to the last completion, as `benchmark_serving`
+ * (vLLM, SGLang, InferenceX) computes them (docs/model/inference.md,
+ * "Closed-loop benchmark runs").  'whole' 0: gp__infer_simulate_fe.
+ */
+int gp__infer_simulate_run (const struct gp_serve_model *m,
+                            const struct gp_workload *w, int jump,
+                            double fe_req_s, double fe_tok_s, int whole,
+                            struct gp_sim_result *res, gp_error_t *err);
+
 /* Front-end work per streamed output token of vLLM's OpenAI-compatible
  * server, one API-server process (incremental detokenization and the
  * response chunk), seconds (docs/model/inference.md, "Front-end
@@ -188,5 +200,7 @@ int gp__infer_choose_prune (const struct gp_serve_cfg *base,
                             double trough_rate, double headroom,
                             int gpus_per_node, int prune, int *n_pruned,
                             struct gp_infer_option *best, gp_error_t *err);
+
+double gp__sglang_static_fraction (int tp);
 
 #endif

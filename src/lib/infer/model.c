@@ -145,6 +145,13 @@ void gp_engine_defaults (enum gp_engine e, struct gp_engine_params *p)
          * one (zero-overhead batch scheduler, docs/model/inference.md,
          * "Engines and vendor stacks") */
         p->host_overlap = e == GP_ENGINE_SGLANG;
+        /* SGLang sizes its KV pool with mem_fraction_static by tp
+         * (sglang_kv_bytes) and its request pool from the KV pool
+         * (sglang_max_running, at gp_infer_prepare): 0 selects them */
+        if (e == GP_ENGINE_SGLANG) {
+            p->mem_fraction = 0.0;
+            p->max_batch = 0;
+        }
         break;
     case GP_ENGINE_FT:
         p->max_batch = 256;
@@ -348,6 +355,48 @@ static void weights (struct gp_serve_model *M)
     }
 }
 
+/* SGLang's static memory rule (docs/model/inference.md, "SGLang memory
+ * and scheduler defaults"): the server's mem_fraction_static, by tensor
+ * parallel size, is the share of the device memory the driver reports
+ * that weights and the KV pool may take together (sgl-project/sglang
+ * python/sglang/srt/server_args.py, ServerArgs.__post_init__, v0.3-v0.4:
+ * 0.79 at tp >= 16, 0.81 at >= 8, 0.85 at >= 4, 0.87 at >= 2, else 0.88).
+ * The driver's total is the datasheet's "GB" read as GiB (an H200 "141
+ * GB" reports 143,771 MiB in nvidia-smi).  The KV pool is that share less
+ * the weights and the CUDA context (0.5 GB, the runtime's fixed part).
+ */
+#define GP__GIB_PER_GB 1.073741824
+
+double gp__sglang_static_fraction (int tp)
+{
+    return tp >= 16  ? 0.79
+           : tp >= 8 ? 0.81
+           : tp >= 4 ? 0.85
+           : tp >= 2 ? 0.87
+                     : 0.88;
+}
+
+static double sglang_kv_bytes (const struct gp_serve_model *M)
+{
+    double st = gp__sglang_static_fraction (M->cfg.tp);
+    double kv = st * M->mem_bytes * GP__GIB_PER_GB - M->weight_bytes - 0.5e9;
+    return kv > 0 ? kv : 0.0;
+}
+
+/* SGLang's request pool when the server is not given
+ * --max-running-requests (docs/model/inference.md, "SGLang memory and
+ * scheduler defaults"): KV tokens / context length x 512, between 2,048
+ * and 4,096 (model_runner.py, the req_to_token pool), the most requests
+ * it runs at once.  Context length: the model's maximum (its config).
+ */
+static int sglang_max_running (const struct gp_serve_model *M)
+{
+    double ctx = M->cfg.arch->max_seq_len > 0 ? M->cfg.arch->max_seq_len
+                                              : 131072;
+    double r = floor (M->kv_capacity_tokens / ctx * 512.0);
+    return r < 2048 ? 2048 : r > 4096 ? 4096 : (int)r;
+}
+
 /* Activation workspace of the largest iteration and logits, runtime, the
  * memory left for the KV cache, and the KV bytes per replica token
  * averaged per GPU.  Returns the memory left before the engine's
@@ -377,6 +426,10 @@ static double memory_budget (struct gp_serve_model *M)
     double left = M->mem_bytes - M->weight_bytes - M->act_bytes
                   - M->runtime_bytes;
     M->kv_bytes_avail = left > 0 ? frac * left : 0.0;
+    /* SGLang's own rule unless the caller set a fraction */
+    if (cfg->eng.engine == GP_ENGINE_SGLANG && !(cfg->eng.mem_fraction > 0)
+        && left > 0)
+        M->kv_bytes_avail = sglang_kv_bytes (M);
 
     double kb = gp_dtype_bytes (cfg->kv_dtype);
     double full = gp_arch_kv_elems_per_token (a) * kb;
@@ -453,6 +506,8 @@ int gp_infer_prepare (const struct gp_serve_cfg *cfg,
                              "one request needs %.0f",
                              a->id, n, acc->id, M.kv_capacity_tokens,
                              max_seq_tokens);
+    if (M.cfg.eng.engine == GP_ENGINE_SGLANG && M.cfg.eng.max_batch <= 0)
+        M.cfg.eng.max_batch = sglang_max_running (&M);
     *m = M;
     return 0;
 }

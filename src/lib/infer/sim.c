@@ -154,6 +154,9 @@ struct engine {
      * serving the requests in order of arrival, fe_req seconds each before
      * the engine sees it and fe_tok per output token after. */
     double fe_req, fe_tok;
+    /* statistics over every request of a finite closed-loop run, as a
+     * benchmark client reports them (gp__infer_simulate_run) */
+    int whole;
 };
 
 static void engine_free (struct engine *e)
@@ -1248,7 +1251,7 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     struct req *R = e->R;
     memset (res, 0, sizeof *res);
     int skip = 0;
-    if (w->arrivals == GP_ARR_CLOSED)
+    if (w->arrivals == GP_ARR_CLOSED && !e->whole)
         skip = conc < n / 2 ? conc : n / 4;
     else if (w->arrivals == GP_ARR_POISSON)
         skip = n / 10;
@@ -1284,7 +1287,12 @@ static void statistics (struct engine *e, struct gp_sim_result *res)
     res->n_done = e->done;
     res->makespan_s = t_end;
     res->e2e_mean_s = mean_of (e->s_e2e, k);
-    if (w->arrivals == GP_ARR_CLOSED) {
+    if (w->arrivals == GP_ARR_CLOSED && e->whole) {
+        /* the client's figure: every output token over the run, from
+         * the first send (t = 0) to the last completion */
+        res->out_tok_s = t_end > 0 ? tok / t_end : 0;
+        res->req_s = t_end > 0 ? n / t_end : 0;
+    } else if (w->arrivals == GP_ARR_CLOSED) {
         /* Little's law over the measured requests: conc in flight */
         double e2e = res->e2e_mean_s;
         res->req_s = e2e > 0 ? conc / e2e : 0;
@@ -1341,6 +1349,15 @@ int gp__infer_simulate_fe (const struct gp_serve_model *m,
                            double fe_req_s, double fe_tok_s,
                            struct gp_sim_result *res, gp_error_t *err)
 {
+    return gp__infer_simulate_run (m, w, jump, fe_req_s, fe_tok_s, 0, res,
+                                   err);
+}
+
+int gp__infer_simulate_run (const struct gp_serve_model *m,
+                            const struct gp_workload *w, int jump,
+                            double fe_req_s, double fe_tok_s, int whole,
+                            struct gp_sim_result *res, gp_error_t *err)
+{
     if (!m || !w || !res)
         return gp_errprintf (err, GP_EINVAL, "simulate: missing argument");
     if (w->in_len < 1 || w->out_len < 1)
@@ -1362,6 +1379,7 @@ int gp__infer_simulate_fe (const struct gp_serve_model *m,
     e.jump = jump;
     e.fe_req = fe_req_s > 0 ? fe_req_s : 0.0;
     e.fe_tok = fe_tok_s > 0 ? fe_tok_s : 0.0;
+    e.whole = whole != 0;
     int rc = engine_alloc (&e, err);
     if (rc)
         return rc;

@@ -25,6 +25,7 @@ enum {
     C_RATE, C_MAXSEQ, C_MAXTOK, C_NPROMPT, C_TTFT90, C_TTFT99, C_TPOT90,
     C_TPOT99, C_E2E, C_E2E90, C_E2E99,
     C_ASYNC, /* optional: 1 when the engine overlapped its host work */
+    C_RRR,   /* optional: the benchmark's random_range_ratio */
     C_N
 };
 
@@ -38,8 +39,10 @@ static const char *col_names[C_N] = {
     "request_rate", "max_num_seqs", "max_num_batched_tokens", "num_prompts",
     "measured_ttft_p90_ms", "measured_ttft_p99_ms", "measured_tpot_p90_ms",
     "measured_tpot_p99_ms", "measured_e2e_ms", "measured_e2e_p90_ms",
-    "measured_e2e_p99_ms", "async_scheduling",
+    "measured_e2e_p99_ms", "async_scheduling", "random_range_ratio",
 };
+
+static void range_ratio_lengths (double r, struct gp_workload *w);
 
 struct vctx {
     const char *path;
@@ -316,6 +319,8 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
     memset (&w, 0, sizeof w);
     w.in_len = d[C_IN];
     w.out_len = d[C_OUT];
+    if (*cell (V, r, C_RRR))
+        range_ratio_lengths (d[C_RRR], &w);
     w.seed = 1;
     const char *mode = cell (V, r, C_MODE);
     int conc = d[C_CONC] > 0 ? (int)d[C_CONC] : 1;
@@ -356,8 +361,11 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
                                    + st->frontend_s
                              : 0.0;
     double fe_tok = fe_queue ? GP_INFER_FE_TOKEN_S : 0.0;
+    /* a closed-loop row with its request count is a finite benchmark
+     * run: the client's statistics over all its requests */
+    int whole = w.arrivals == GP_ARR_CLOSED && d[C_NPROMPT] > 0;
     struct gp_sim_result s;
-    if (gp__infer_simulate_fe (&m, &w, 1, fe_req, fe_tok, &s, &e)) {
+    if (gp__infer_simulate_run (&m, &w, 1, fe_req, fe_tok, whole, &s, &e)) {
         unsupported (o, e.text);
         return;
     }
@@ -387,6 +395,24 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
         o->tpot_rel_err = rel (o->tpot_pred_s, o->tpot_meas_s);
 }
 
+/* Lengths of a `bench_serving --dataset-name random` run with range ratio
+ * 'r' (docs/model/inference.md, "Length spread of random benchmarks"): each
+ * length is drawn uniformly between r x N and N (sglang.bench_serving and
+ * vllm benchmark_serving, sample_random_requests), so the row's mean
+ * length is N (1 + r) / 2 and the coefficient of variation of a uniform
+ * draw is (1 - r) / ((1 + r) sqrt 3).  r = 1: fixed lengths.
+ */
+static void range_ratio_lengths (double r, struct gp_workload *w)
+{
+    if (!(r >= 0 && r < 1))
+        return;
+    double cv = (1.0 - r) / ((1.0 + r) * sqrt (3.0));
+    if (cv > 0.577)
+        cv = 0.577; /* the simulator's uniform spread stays >= 0 */
+    w->in_dist = w->out_dist = GP_LEN_UNIFORM;
+    w->in_cv = w->out_cv = cv;
+}
+
 /* Cells that contradict each other: an error naming the row, never a
  * silent choice.
  */
@@ -398,6 +424,11 @@ static int row_checks (const struct vctx *V, const struct gp_csv_row *r,
                              "%s:%zu: column 'async_scheduling': '%s' is "
                              "neither 0 nor 1",
                              V->path, r->line, cell (V, r, C_ASYNC));
+    if (*cell (V, r, C_RRR) && !(d[C_RRR] >= 0 && d[C_RRR] <= 1))
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'random_range_ratio': '%s' is "
+                             "not between 0 and 1",
+                             V->path, r->line, cell (V, r, C_RRR));
     if (*cell (V, r, C_RATE) && *cell (V, r, C_CONC))
         return gp_errprintf (err, GP_EPARSE,
                              "%s:%zu: columns 'request_rate' and "
@@ -453,7 +484,8 @@ static int on_row (const struct gp_csv_row *r, void *arg, gp_error_t *err)
                                   C_OUT,    C_MEAS,   C_TTFT, C_TPOT,
                                   C_RATE,   C_MAXSEQ, C_MAXTOK, C_NPROMPT,
                                   C_TTFT90, C_TTFT99, C_TPOT90, C_TPOT99,
-                                  C_E2E,    C_E2E90,  C_E2E99, C_ASYNC};
+                                  C_E2E,    C_E2E90,  C_E2E99, C_ASYNC,
+                                  C_RRR};
     for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
         int rc = num (V, r, numeric[i], &d[numeric[i]], err);
         if (rc)
