@@ -25,25 +25,7 @@
     "id,zoo,layers,hidden,ffn_hidden,heads,kv_heads,head_dim,vocab,"     \
     "attention,moe_experts,moe_topk,moe_ffn_hidden,"
 
-static struct gp_zoo *zoo;
-static struct gp_catalog *cat;
-
-static int setup (void **state)
-{
-    (void)state;
-    gp_error_t err = {0};
-    zoo = gp_zoo_load (NULL, &err);
-    cat = gp_catalog_load (NULL, &err);
-    return zoo && cat ? 0 : -1;
-}
-
-static int teardown (void **state)
-{
-    (void)state;
-    gp_zoo_destroy (zoo);
-    gp_catalog_destroy (cat);
-    return 0;
-}
+#include "zoo_cat_fixture.h"
 
 /* Qwen3-0.6B on one H100 with vLLM: an engine much faster than a front
  * end of 10 ms per request. */

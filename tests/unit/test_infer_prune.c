@@ -27,25 +27,7 @@
 #include "gpuplan/infer.h"
 #include "infer/infer_private.h"
 
-static struct gp_zoo *zoo;
-static struct gp_catalog *cat;
-
-static int setup (void **state)
-{
-    (void)state;
-    gp_error_t err = {0};
-    zoo = gp_zoo_load (NULL, &err);
-    cat = gp_catalog_load (NULL, &err);
-    return zoo && cat ? 0 : -1;
-}
-
-static int teardown (void **state)
-{
-    (void)state;
-    gp_zoo_destroy (zoo);
-    gp_catalog_destroy (cat);
-    return 0;
-}
+#include "zoo_cat_fixture.h"
 
 struct prune_case {
     const char *model, *gpu;
