@@ -320,6 +320,23 @@ struct json_t *gp_validation_json (const struct gp_validation *v);
  */
 struct json_t *gp_infer_validation_json (const struct gp_infer_validation *v);
 
+/* Plain text of a training validation, as 'gpuplan validate training'
+ * prints it: the rows (measure, predicted, measured, error, layout or
+ * reason), the summaries by kind and source family, and the fitting
+ * table per family (in-sample against leave-one-source-out).  Returns a
+ * string the caller frees, or NULL with 'err' set (GP_ENOMEM).
+ */
+char *gp_validation_text (const struct gp_validation *v, gp_error_t *err);
+
+/* Plain text of an inference validation, as 'gpuplan validate inference'
+ * prints it: the rows, the rate-mode latency table when there are rate
+ * rows, the summaries of output tokens/s, TTFT and TPOT, and the fitting
+ * table per family.  Caller frees; NULL with 'err' set on allocation
+ * failure.
+ */
+char *gp_infer_validation_text (const struct gp_infer_validation *v,
+                                gp_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

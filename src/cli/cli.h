@@ -56,6 +56,11 @@ int cli_help (const char *name);
 /* Write 'root' (stolen) to stdout as indented JSON plus a newline. */
 int cli_print_json (json_t *root);
 
+/* Print and free 'text' from a library renderer; NULL (the renderer
+ * failed, 'err' says why) prints the error.  Returns the exit status.
+ */
+int cli_print_text (char *text, const gp_error_t *err);
+
 /* JSON number, or null when 'v' is 0 / unknown. */
 json_t *cli_json_known (double v);
 

@@ -5,7 +5,6 @@
  * cmd_validate_inference().
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,110 +71,6 @@ const char cmd_validate_help[] =
     "EXAMPLES\n"
     "    gpuplan validate training validation/training/training-public.csv\n";
 
-/* ============================== rendering ============================= */
-
-static void summary_print (const struct gp_val_summary *s)
-{
-    if (!s->n_ok) {
-        printf ("  %-14s %4zu rows, %4zu ok\n", s->name, s->n, s->n_ok);
-        return;
-    }
-    printf ("  %-14s %4zu rows, %4zu ok   median |err| %5.1f %%   within "
-            "10/20/30 %%: %3.0f / %3.0f / %3.0f %%\n",
-            s->name, s->n, s->n_ok, 100 * s->median_abs_rel_err,
-            100 * s->within_10, 100 * s->within_20, 100 * s->within_30);
-}
-
-static const char *measure_label (enum gp_val_measure m)
-{
-    static const char *const l[GP_MEAS_N] = {"tok/s/gpu", "TFLOP/s/gpu",
-                                             "gpu-h", "days", "ttt-min"};
-    return (unsigned)m < GP_MEAS_N ? l[m] : "?";
-}
-
-void cli_fit_cells (const struct gp_val_summary *s,
-                    const struct gp_val_family_fit *ff, const char *alone)
-{
-    if (!s->n_ok) {
-        printf ("          -\n");
-        return;
-    }
-    printf (" %8.1f %%", 100 * s->median_abs_rel_err);
-    if (ff->have_loso)
-        printf (" %6.1f %% %+6.1f%s%s%s%s\n",
-                100 * ff->loso.median_abs_rel_err, 100 * ff->gap,
-                ff->gap_flag ? "  gap > 3 points: fit follows rows" : "",
-                ff->loso_refit ? "" : "  (", ff->loso_refit ? "" : alone,
-                ff->loso_refit ? "" : ": not held out)");
-    else
-        printf ("\n");
-}
-
-static void fit_print (const struct gp_validation *v)
-{
-    printf ("fitting per source family (factors: efficiency factors read; "
-            "fitted: constants set\non the validation rows; in-sample: "
-            "shipped constants; LOSO: GEMM ceiling\nrefitted per generation "
-            "without the family)\n");
-    printf ("  %-14s %7s %6s %10s %8s %7s\n", "family", "factors",
-            "fitted", "in-sample", "LOSO", "gap");
-    for (size_t f = 0; f < v->n_families; f++) {
-        const struct gp_val_summary *s = &v->by_family[f];
-        const struct gp_val_family_fit *ff = &v->fit[f];
-        printf ("  %-14s %7d %6d", s->name, ff->factors, ff->fitted);
-        cli_fit_cells (s, ff, "no other family of its generation");
-    }
-    if (v->have_loso && v->all.n_ok && v->loso_all.n_ok)
-        printf ("  %-14s %7s %6s %8.1f %% %6.1f %%\n", "all", "", "",
-                100 * v->all.median_abs_rel_err,
-                100 * v->loso_all.median_abs_rel_err);
-}
-
-static void print_text (const struct gp_validation *v)
-{
-    const char *h[] = {"ID", "KIND", "PREDICTED", "MEASURED", "ERR",
-                       "LAYOUT / REASON"};
-    struct gp_text_table *t = gp_text_table_create (6, h);
-    for (size_t i = 0; i < v->n_rows; i++) {
-        const struct gp_val_row *o = &v->rows[i];
-        char p[32], m[32], e[32];
-        snprintf (p, sizeof p, o->predicted > 0 ? "%.1f" : "-",
-                  o->predicted);
-        if (isnan (o->measured))
-            snprintf (m, sizeof m, "-");
-        else
-            snprintf (m, sizeof m, "%.1f", o->measured);
-        if (o->ok)
-            snprintf (e, sizeof e, "%+.1f%%", 100 * o->rel_err);
-        else
-            snprintf (e, sizeof e, "unsupported");
-        char lay[sizeof o->layout + 160], gp[64] = "";
-        if (o->gpus_chosen) /* sized for the row's days or the default */
-            snprintf (gp, sizeof gp, "%d GPUs for the %s%.4g days, ",
-                      o->n_gpus, o->days_default ? "default " : "row's ",
-                      o->target_days);
-        if (o->ok && o->planned)
-            snprintf (lay, sizeof lay, "planner chose %sseq %.0f%s, batch "
-                      "%.0f%s: %s", gp, o->seq_len,
-                      o->seq_chosen ? "" : " (row)",
-                      o->global_batch, o->batch_chosen ? "" : " (row)",
-                      o->layout);
-        else
-            snprintf (lay, sizeof lay, "%s", o->ok ? o->layout : o->reason);
-        const char *c[6] = {o->id, measure_label (o->measure), p, m, e, lay};
-        gp_text_table_add (t, c);
-    }
-    cli_table_print (t);
-    printf ("\nsummary (|relative error| in each row's measure)\n");
-    summary_print (&v->all);
-    summary_print (&v->by_kind[GP_VAL_THROUGHPUT]);
-    summary_print (&v->by_kind[GP_VAL_CAMPAIGN]);
-    printf ("by source family\n");
-    for (size_t f = 0; f < v->n_families; f++)
-        summary_print (&v->by_family[f]);
-    fit_print (v);
-}
-
 static int run_training (const struct gp_validate_request *rq, int as_json,
                          const char *dir)
 {
@@ -189,10 +84,8 @@ static int run_training (const struct gp_validate_request *rq, int as_json,
         rc = cli_fail (&err);
     else if (as_json)
         rc = cli_print_json (gp_validation_json (v));
-    else {
-        print_text (v);
-        rc = EXIT_OK;
-    }
+    else
+        rc = cli_print_text (gp_validation_text (v, &err), &err);
     gp_validation_destroy (v);
     gp_catalog_destroy (cat);
     return rc;

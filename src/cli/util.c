@@ -114,6 +114,15 @@ int cli_scan_set (const char *cmd, int argc, char **argv,
     return EXIT_OK;
 }
 
+int cli_print_text (char *text, const gp_error_t *err)
+{
+    if (!text)
+        return cli_fail (err);
+    int rc = fputs (text, stdout) >= 0 ? EXIT_OK : EXIT_INTERNAL;
+    free (text);
+    return rc;
+}
+
 void cli_table_print (struct gp_text_table *t)
 {
     gp_error_t err = {0};

@@ -105,6 +105,15 @@ static void test_hand_worked (void **state)
     assert_int_equal (v->fit[ia].fitted, 3);
     assert_int_equal (v->fit[ic].fitted, 1);
     assert_int_equal (v->fit[id].factors, 0);
+    /* the text report carries the same figures (gp_infer_validation_text) */
+    gp_error_t err = {0};
+    char *txt = gp_infer_validation_text (v, &err);
+    assert_non_null (txt);
+    assert_non_null (strstr (txt, "fitting per source family"));
+    assert_non_null (strstr (txt, "15.0 %   27.8 %  +12.8  gap > 3 points"));
+    assert_non_null (strstr (txt, "(alone on its engine stack: not held "
+                                  "out)"));
+    free (txt);
     gp_infer_validation_destroy (v);
 }
 
