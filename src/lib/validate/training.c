@@ -35,6 +35,7 @@ enum {
     C_FT, C_LRANK, /* optional: finetune, lora_rank (row_lora) */
     C_OVSUB, C_NIC, /* optional: oversubscription, nic_gbps (row_fabric) */
     C_MOE_G, C_MOE_GK, /* optional: moe_groups, moe_group_topk */
+    C_REMAT_OFF, C_LOGITS, /* optional: remat_offload, logits (row_job) */
     C_N
 };
 
@@ -53,6 +54,7 @@ static const char *const col_names[C_N] = {
     "finetune", "lora_rank",
     "oversubscription", "nic_gbps",
     "moe_groups", "moe_group_topk",
+    "remat_offload", "logits",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -65,7 +67,8 @@ static int optional_col (int i)
            || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP
            || i == C_FT || i == C_LRANK
            || i == C_OVSUB || i == C_NIC
-           || i == C_MOE_G || i == C_MOE_GK;
+           || i == C_MOE_G || i == C_MOE_GK
+           || i == C_REMAT_OFF || i == C_LOGITS;
 }
 
 struct vrow {
@@ -408,6 +411,21 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
             return unsup (o, "bad tp_comm_overlap '%s' (0 or 1)",
                           r->f[C_TPOVL]);
         job->tp_comm_overlap = r->f[C_TPOVL][0] == '1';
+    }
+    /* host-offloaded remat checkpoints and the loss memory, as the row's
+     * recipe sets them (docs/formats/train.md)
+     */
+    if (r->f[C_REMAT_OFF][0]) {
+        if (strcmp (r->f[C_REMAT_OFF], "none")
+            && strcmp (r->f[C_REMAT_OFF], "checkpoints"))
+            return unsup (o, "bad remat_offload '%s' (none or checkpoints)",
+                          r->f[C_REMAT_OFF]);
+        job->remat_offload = !strcmp (r->f[C_REMAT_OFF], "checkpoints");
+    }
+    if (r->f[C_LOGITS][0]) {
+        if (strcmp (r->f[C_LOGITS], "fp32") && strcmp (r->f[C_LOGITS], "xla"))
+            return unsup (o, "bad logits '%s' (fp32 or xla)", r->f[C_LOGITS]);
+        job->logits_xla = !strcmp (r->f[C_LOGITS], "xla");
     }
     if (r->f[C_PREC][0]) {
         int p = gp_precision_parse (r->f[C_PREC]);
