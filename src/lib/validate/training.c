@@ -85,6 +85,8 @@ struct vfile {
 
 static int fabric_cells_check (const struct vfile *v, const struct vrow *r,
                                gp_error_t *err);
+static int memory_cells_check (const struct vfile *v, const struct vrow *r,
+                               gp_error_t *err);
 
 static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
 {
@@ -121,7 +123,8 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         if (!r->f[i])
             return gp_errprintf (err, GP_ENOMEM, "out of memory");
     }
-    return fabric_cells_check (v, r, err);
+    int rc = fabric_cells_check (v, r, err);
+    return rc ? rc : memory_cells_check (v, r, err);
 }
 
 static void vfile_free (struct vfile *v)
@@ -413,20 +416,10 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
         job->tp_comm_overlap = r->f[C_TPOVL][0] == '1';
     }
     /* host-offloaded remat checkpoints and the loss memory, as the row's
-     * recipe sets them (docs/formats/train.md)
+     * recipe sets them (cells checked by memory_cells_check)
      */
-    if (r->f[C_REMAT_OFF][0]) {
-        if (strcmp (r->f[C_REMAT_OFF], "none")
-            && strcmp (r->f[C_REMAT_OFF], "checkpoints"))
-            return unsup (o, "bad remat_offload '%s' (none or checkpoints)",
-                          r->f[C_REMAT_OFF]);
-        job->remat_offload = !strcmp (r->f[C_REMAT_OFF], "checkpoints");
-    }
-    if (r->f[C_LOGITS][0]) {
-        if (strcmp (r->f[C_LOGITS], "fp32") && strcmp (r->f[C_LOGITS], "xla"))
-            return unsup (o, "bad logits '%s' (fp32 or xla)", r->f[C_LOGITS]);
-        job->logits_xla = !strcmp (r->f[C_LOGITS], "xla");
-    }
+    job->remat_offload = !strcmp (r->f[C_REMAT_OFF], "checkpoints");
+    job->logits_xla = !strcmp (r->f[C_LOGITS], "xla");
     if (r->f[C_PREC][0]) {
         int p = gp_precision_parse (r->f[C_PREC]);
         if (p < 0)
@@ -620,6 +613,33 @@ static int fabric_cells_check (const struct vfile *v, const struct vrow *r,
                                  "%s:%zu: column '%s': bad value '%s' (%s)",
                                  v->path, r->line, col_names[c[i].col],
                                  r->f[c[i].col], c[i].want);
+    }
+    return 0;
+}
+
+/* The memory cells (docs/formats/train.md, "Validation CSV"): blank, or
+ * remat_offload 'none' or 'checkpoints' and logits 'fp32' or 'xla'.  A
+ * bad cell is bad input (file, line and column named), as for the fabric
+ * cells: the row states its recipe's memory policy.
+ */
+static int memory_cells_check (const struct vfile *v, const struct vrow *r,
+                               gp_error_t *err)
+{
+    static const struct {
+        int col;
+        const char *a, *b;
+    } c[] = {
+        {C_REMAT_OFF, "none", "checkpoints"},
+        {C_LOGITS, "fp32", "xla"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *x = r->f[c[i].col];
+        if (x[0] && strcmp (x, c[i].a) && strcmp (x, c[i].b))
+            return gp_errprintf (err, GP_EPARSE,
+                                 "%s:%zu: column '%s': bad value '%s' (%s "
+                                 "or %s)",
+                                 v->path, r->line, col_names[c[i].col], x,
+                                 c[i].a, c[i].b);
     }
     return 0;
 }
