@@ -11,6 +11,7 @@
  * optimizer states.  With them the layout fits: the loss phase holds
  * 12.0 GB of weights and optimizer (no layer gradients yet) + 12.6 GB of
  * 16-bit logits and gradient, well under 32 GB with the runtime.
+ * weight_dtype bf16 keeps parameters and Adam moments in 16 bit.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -31,11 +32,12 @@
     "num_gpus,gpus_per_node,tp,pp,dp,cp,ep,vpp,sharding,recompute,"          \
     "micro_batch,global_batch,precision,tokens,"                             \
     "measured_tokens_per_s_per_gpu,measured_gpu_hours,remat_offload,"        \
-    "logits\n"
-#define ROW(id, rec, ro, lg)                                                 \
+    "logits,weight_dtype\n"
+#define ROWW(id, rec, ro, lg, wd)                                            \
     id ",throughput,llama3.1-8b,32,4096,14336,32,8,128256,swiglu,,,,,8192,"  \
        "TPU-V6E,8,4,1,1,8,1,,,fsdp," rec ",3,24,bf16,,7138.89,," ro "," lg   \
-       "\n"
+       "," wd "\n"
+#define ROW(id, rec, ro, lg) ROWW (id, rec, ro, lg, "")
 
 static void write_csv (char *path, size_t n, const char *text)
 {
@@ -70,11 +72,12 @@ static void test_columns_reach_model (void **state)
     gp_error_t err = {0};
     struct gp_validation *v = NULL;
     int rc = run (HEAD ROW ("a", "", "", "") ROW ("b", "full", "none", "fp32")
-                      ROW ("c", "full", "checkpoints", "xla"),
+                      ROW ("c", "full", "checkpoints", "xla")
+                          ROWW ("d", "full", "checkpoints", "xla", "bf16"),
                   &v, &err, path, sizeof path);
     unlink (path);
     assert_int_equal (rc, 0);
-    assert_int_equal (v->n_rows, 3);
+    assert_int_equal (v->n_rows, 4);
     /* searched recompute, fp32 logits in HBM: nothing fits */
     assert_false (v->rows[0].ok);
     print_message ("a: %s\n", v->rows[0].reason);
@@ -90,6 +93,14 @@ static void test_columns_reach_model (void **state)
                    v->rows[2].mem_bytes / 1e9);
     assert_true (v->rows[2].mem_bytes < 32e9);
     assert_true (v->rows[1].mem_bytes - v->rows[2].mem_bytes > 12.6e9);
+    /* weight_dtype bf16: master weights and Adam moments 12 -> 6 B per
+     * parameter, in both phases: 6 B x 8.03e9 / 8 chips = 6.02 GB less
+     * (x 1.05 with the allocator share; 1 % tolerance on P)
+     */
+    assert_true (v->rows[3].ok);
+    double d = v->rows[2].mem_bytes - v->rows[3].mem_bytes;
+    print_message ("bf16 weights: %.3f GB less\n", d / 1e9);
+    assert_true (d > 0.99 * 6.02e9 && d < 1.01 * 6.02e9 * 1.05 + 2 * 8.03e9 / 8);
     gp_validation_destroy (v);
 }
 
@@ -113,6 +124,7 @@ static void test_bad_cells (void **state)
     (void)state;
     expect_bad (HEAD ROW ("x", "full", "host", ""), "'remat_offload'");
     expect_bad (HEAD ROW ("y", "full", "", "bf16"), "'logits'");
+    expect_bad (HEAD ROWW ("z", "full", "", "", "fp16"), "'weight_dtype'");
 }
 
 int main (void)

@@ -36,6 +36,7 @@ enum {
     C_OVSUB, C_NIC, /* optional: oversubscription, nic_gbps (row_fabric) */
     C_MOE_G, C_MOE_GK, /* optional: moe_groups, moe_group_topk */
     C_REMAT_OFF, C_LOGITS, /* optional: remat_offload, logits (row_job) */
+    C_WDTYPE, /* optional: weight_dtype (row_job) */
     C_N
 };
 
@@ -55,6 +56,7 @@ static const char *const col_names[C_N] = {
     "oversubscription", "nic_gbps",
     "moe_groups", "moe_group_topk",
     "remat_offload", "logits",
+    "weight_dtype",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -68,7 +70,7 @@ static int optional_col (int i)
            || i == C_FT || i == C_LRANK
            || i == C_OVSUB || i == C_NIC
            || i == C_MOE_G || i == C_MOE_GK
-           || i == C_REMAT_OFF || i == C_LOGITS;
+           || i == C_REMAT_OFF || i == C_LOGITS || i == C_WDTYPE;
 }
 
 struct vrow {
@@ -420,6 +422,14 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
      */
     job->remat_offload = !strcmp (r->f[C_REMAT_OFF], "checkpoints");
     job->logits_xla = !strcmp (r->f[C_LOGITS], "xla");
+    /* weight_dtype bf16 (MaxText): the parameters, their gradients and
+     * optax's Adam moments (mu_dtype unset, nu as the parameters) in
+     * 16 bit: gradients 2 B, master + moments 2 + 2 + 2 B
+     */
+    if (!strcmp (r->f[C_WDTYPE], "bf16")) {
+        job->grad_bytes = 2;
+        job->optim_bytes = 6;
+    }
     if (r->f[C_PREC][0]) {
         int p = gp_precision_parse (r->f[C_PREC]);
         if (p < 0)
@@ -618,7 +628,8 @@ static int fabric_cells_check (const struct vfile *v, const struct vrow *r,
 }
 
 /* The memory cells (docs/formats/train.md, "Validation CSV"): blank, or
- * remat_offload 'none' or 'checkpoints' and logits 'fp32' or 'xla'.  A
+ * remat_offload 'none' or 'checkpoints', logits 'fp32' or 'xla' and
+ * weight_dtype 'fp32' or 'bf16'.  A
  * bad cell is bad input (file, line and column named), as for the fabric
  * cells: the row states its recipe's memory policy.
  */
@@ -631,6 +642,7 @@ static int memory_cells_check (const struct vfile *v, const struct vrow *r,
     } c[] = {
         {C_REMAT_OFF, "none", "checkpoints"},
         {C_LOGITS, "fp32", "xla"},
+        {C_WDTYPE, "fp32", "bf16"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         const char *x = r->f[c[i].col];
