@@ -173,6 +173,21 @@ struct gp_train_job {
      */
     int moe_groups;
     int moe_group_topk;
+    /* Host-offloaded rematerialisation checkpoints (MaxText remat_policy
+     * 'custom' with the decoder-layer input and the q/k/v/out projections
+     * set to 'offload'; docs/model/training.md, "Host-offloaded remat
+     * checkpoints"): 1 = each layer's input and saved projections live in
+     * host memory, the backward recomputes the rest (needs recompute
+     * full, pp 1); 0 (the default): checkpoints stay in HBM.
+     */
+    int remat_offload;
+    /* Loss memory of an XLA program (MaxText; docs/model/training.md,
+     * "Logits under XLA"): 1 = the 16-bit logits and their 16-bit
+     * gradient, live only between the last layer's forward and backward
+     * (not with one layer's working set nor the layer gradients); 0 (the
+     * default): fp32 logits and gradient held with everything else.
+     */
+    int logits_xla;
 };
 
 /* Efficiency factors of one GPU generation (docs/model/training.md). */

@@ -367,6 +367,9 @@ int gp_train_check (const struct gp_train_model *m,
                              m->layers);
     if (recompute_layers_check (m, l, err))
         return GP_EINVAL;
+    /* host-offloaded remat checkpoints (train_prec.c) */
+    if (job->remat_offload && gp__remat_offload_check (m, l, err))
+        return GP_EINVAL;
     double rep = (double)l->dp * l->micro_batch;
     double mb = job->global_batch / rep;
     if (mb < 1 || fabs (mb - floor (mb + 0.5)) > 1e-9)
@@ -649,13 +652,17 @@ void gp_train_memory (const struct gp_train_model *m,
     /* CPU activation offload (train_prec.c, gp__offload_act) */
     if (l->offload_layers > 0)
         act -= gp__offload_act (l, Ls, a_layer, &o->offload_host);
+    /* host-offloaded remat checkpoints (train_prec.c) */
+    if (job->remat_offload && l->recompute == GP_RECOMP_FULL)
+        act += gp__remat_offload_act (m, job, l, Ls, a_layer,
+                                      &o->offload_host);
     o->activations = act;
     /* fp32 logits and their gradient on the last stage (counted when it
      * is also the first, pp = 1; otherwise the last stage holds fewer
      * micro-batches and is lighter).
      */
     double tok = job->seq_len / l->cp * l->micro_batch;
-    if (l->pp == 1)
+    if (l->pp == 1 && !job->logits_xla)
         o->logits = 4.0 * 2 * tok * m->vocab / t;
     /* Buffers: ZeRO-3/FSDP gather two layers ahead; TP/SP exchange one
      * h-wide tensor.
@@ -671,6 +678,24 @@ void gp_train_memory (const struct gp_train_model *m,
             live = 2 * lp;
         o->buffers += gp__lora_frozen_bytes (job) * live;
     }
+    if (l->pp == 1 && job->logits_xla) {
+        /* XLA loss phase (train_prec.c, gp__logits_xla): what only the
+         * layer phase holds is one layer's recompute working set, the
+         * layer gradients, the checkpoint transfer buffers and the
+         * gathered layers; the loss phase gathers the output layer
+         */
+        double gl = gbytes * (Ls * layer_p / (sh >= GP_SHARD_ZERO2 ? shard : 1)
+                              + PX / (sh >= GP_SHARD_ZERO2 ? shard_x : 1));
+        double work = 0;
+        if (l->recompute == GP_RECOMP_FULL)
+            work = job->remat_offload
+                       ? o->activations /* working set + transfer buffers */
+                       : act_layer_full (m, l, job->seq_len,
+                                         job->flash_attn);
+        double gather = z3 ? o->buffers - 2.0 * emb : 0;
+        o->logits = gp__logits_xla (m, l, tok,
+                                    work + gl + (gather > 0 ? gather : 0));
+    }
     o->buffers += 2.0 * tok * m->hidden * 2;
     double sub = o->weights + o->grads + o->optim + o->activations
                  + o->logits + o->buffers;
@@ -682,6 +707,10 @@ void gp_train_memory (const struct gp_train_model *m,
     o->capacity = hw->mem_bytes;
     o->headroom = o->capacity - o->total;
     o->fits = o->capacity <= 0 || o->headroom >= 0;
+    /* host-offloaded remat checkpoints must also fit the host's share */
+    if (job->remat_offload && hw->host_mem_bytes > 0
+        && o->offload_host > hw->host_mem_bytes)
+        o->fits = 0;
 }
 
 int gp__recomp_fit (const struct gp_train_model *m,
@@ -691,6 +720,7 @@ int gp__recomp_fit (const struct gp_train_model *m,
 {
     int c = gp_train_chunk_layers (l, m->layers);
     if (l->recompute != GP_RECOMP_FULL || c < 2 || l->offload_layers > 0
+        || job->remat_offload
         || !mem->fits || none_fits == 1)
         return 0;
     struct gp_layout t = *l;

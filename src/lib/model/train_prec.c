@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gpuplan/error.h"
 #include "gpuplan/train.h"
 #include "train_private.h"
 
@@ -67,6 +68,7 @@ static const struct gp_host_link link_rows[] = {
     {"B200", "PCIe Gen5 x16", 32, 256, "DGX B200 user guide (PCIe Gen5 x16, two GPUs per switch uplink; 2 TB / 8 GPUs)"},
     {"GB200", "NVLink-C2C", 225, 240, "GB200 NVL72 datasheet: NVLink-C2C 900 GB/s bidirectional per superchip (1 Grace, 2 GPUs), 480 GB LPDDR5X per Grace"},
     {"GB300", "NVLink-C2C", 225, 240, "GB300 NVL72 datasheet: NVLink-C2C 900 GB/s bidirectional per superchip (1 Grace, 2 GPUs), up to 480 GB LPDDR5X per Grace"},
+    {"TPU-V6E", "PCIe", 32, 206.2, "How to Scale Your Model, 'How to Think About TPUs' (Trillium PCIe 32 GB/s per chip); cloud.google.com/tpu/docs/v6e (1536 GiB DRAM per host of 8 chips)"},
 };
 
 const struct gp_train_prec *gp_train_prec_rows (size_t *n_out)
@@ -179,11 +181,105 @@ double gp__offload_act (const struct gp_layout *l, int Ls, double a_layer,
     return n > OFFLOAD_BUFFERS ? a_layer * (n - OFFLOAD_BUFFERS) : 0;
 }
 
+/* ==================== host-offloaded remat checkpoints ================= */
+
+/* MaxText remat_policy 'custom' (maxtext_trillium_model_configs.py, the
+ * Llama 3.1 8B and 70B Trillium workloads): decoder_layer_input,
+ * query_proj, key_proj, value_proj (and out_proj) 'offload' = saved to
+ * host memory in the forward and brought back for the backward, which
+ * recomputes everything else.  The checkpoint of one layer: its input
+ * (what full recomputation stores, 'a_layer') plus the Q, K, V and
+ * attention-output projections, 2 B per element, split over TP.
+ */
+double gp__remat_ckpt_bytes (const struct gp_train_model *m,
+                             const struct gp_train_job *job,
+                             const struct gp_layout *l, double a_layer)
+{
+    double tok = job->seq_len / l->cp * l->micro_batch;
+    double width = (double)m->heads * m->head_dim
+                   + 2.0 * m->kv_heads * m->head_dim + m->hidden;
+    return a_layer + 2.0 * tok * width / l->tp;
+}
+
+double gp__remat_offload_act (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_layout *l, int Ls,
+                              double a_layer, double *host)
+{
+    double c = gp__remat_ckpt_bytes (m, job, l, a_layer);
+    int keep = Ls < OFFLOAD_BUFFERS ? Ls : OFFLOAD_BUFFERS;
+    *host = c * Ls;
+    /* the Ls stored inputs leave HBM; 'keep' checkpoints stay as the
+     * transfer buffers (one going out, one coming back)
+     */
+    return keep * c - Ls * a_layer;
+}
+
+int gp__remat_offload_check (const struct gp_train_model *m,
+                             const struct gp_layout *l, gp_error_t *err)
+{
+    (void)m;
+    /* the layout search checks a layout before it sets the recomputation:
+     * a layout without full recomputation keeps its checkpoints in HBM
+     * (the memory and time terms apply to recompute full only)
+     */
+    if (l->pp > 1 || l->offload_layers > 0
+        || (l->recompute == GP_RECOMP_FULL && l->recompute_layers > 0))
+        return gp_errprintf (err, GP_EINVAL,
+                             "remat_offload checkpoints needs pp 1, no CPU "
+                             "activation offload and full recomputation of "
+                             "every layer");
+    return 0;
+}
+
+/* Each layer's checkpoint goes to the host during that layer's forward
+ * and comes back during the backward of the layer after it; only the
+ * excess over that compute is exposed (as gp__offload_s).
+ */
+static double remat_offload_s (const struct gp_train_model *m,
+                               const struct gp_train_job *job,
+                               const struct gp_train_hw *hw,
+                               const struct gp_layout *l, double fwd,
+                               double bwd)
+{
+    if (hw->host_bw <= 0)
+        return 0;
+    struct gp_train_mem mem;
+    gp_train_memory (m, job, hw, l, &mem);
+    int Ls = (m->layers + l->pp - 1) / l->pp;
+    if (Ls < 1 || mem.offload_host <= 0)
+        return 0;
+    double tx = mem.offload_host / Ls / hw->host_bw;
+    double out = tx > fwd ? tx - fwd : 0;
+    double in = tx > bwd ? tx - bwd : 0;
+    return Ls * (out + in);
+}
+
+/* MaxText logits (layers/decoders.py: logits_dense in the compute dtype,
+ * bf16, unless logits_dot_in_fp32; cast_logits_to_fp32 then converts):
+ * under XLA the convert, the max shift, exp and the one-hot targets are
+ * elementwise and fuse into the reductions of the loss and into the
+ * gradient, so the vocab-wide buffers are the 16-bit dot output and its
+ * 16-bit gradient (2 + 2 B per element).  They live between the last
+ * layer's forward and its backward: not with one layer's recompute
+ * working set nor the layer gradients the backward scan writes later
+ * ('other').  Peak = max(layer phase, loss phase), so the term is the
+ * excess of the loss phase.
+ */
+double gp__logits_xla (const struct gp_train_model *m,
+                       const struct gp_layout *l, double tok, double other)
+{
+    double L = 4.0 * tok * m->vocab / l->tp;
+    return L > other ? L - other : 0;
+}
+
 double gp__offload_s (const struct gp_train_model *m,
                       const struct gp_train_job *job,
                       const struct gp_train_hw *hw,
                       const struct gp_layout *l, double fwd, double bwd)
 {
+    if (job->remat_offload && l->recompute == GP_RECOMP_FULL)
+        return remat_offload_s (m, job, hw, l, fwd, bwd);
     if (l->offload_layers <= 0 || hw->host_bw <= 0)
         return 0;
     struct gp_train_mem mem;

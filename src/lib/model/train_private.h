@@ -165,6 +165,37 @@ int gp__offload_fit (const struct gp_train_model *m,
                      const struct gp_train_job *job,
                      const struct gp_train_hw *hw, struct gp_layout *l,
                      struct gp_train_mem *mem);
+/* Host-offloaded remat checkpoints and the XLA loss phase (train_prec.c;
+ * docs/model/training.md, "Host-offloaded remat checkpoints" and
+ * "Logits under XLA"); all bytes per GPU.
+ * gp__remat_ckpt_bytes: one layer's checkpoint for one micro-batch: its
+ * input as full recomputation stores it plus the saved Q, K, V and
+ * attention-output projections (16 bit).
+ * gp__remat_offload_act: the change to the HBM activations of layout 'l'
+ * (Ls layers storing a_layer each under full recomputation) when the
+ * checkpoints live in host memory (<= 0; two layers' checkpoints stay as
+ * transfer buffers); the host bytes into '*host'.
+ * gp__remat_offload_check: pp 1, no CPU activation offload and, with
+ * recompute full, every layer recomputed (the terms apply to recompute
+ * full only); 0 or GP_EINVAL with the reason in 'err'.
+ * gp__offload_s (above) also charges these copies when job->remat_offload
+ * is set: the excess of one layer's copy over that layer's forward (out)
+ * and backward (in).
+ * gp__logits_xla: the loss phase's bytes beyond 'other' (what the layer
+ * phase holds and the loss phase does not): 16-bit logits and their
+ * 16-bit gradient for 'tok' tokens, vocab split over TP; >= 0.
+ */
+double gp__remat_ckpt_bytes (const struct gp_train_model *m,
+                             const struct gp_train_job *job,
+                             const struct gp_layout *l, double a_layer);
+double gp__remat_offload_act (const struct gp_train_model *m,
+                              const struct gp_train_job *job,
+                              const struct gp_layout *l, int Ls,
+                              double a_layer, double *host);
+int gp__remat_offload_check (const struct gp_train_model *m,
+                             const struct gp_layout *l, gp_error_t *err);
+double gp__logits_xla (const struct gp_train_model *m,
+                       const struct gp_layout *l, double tok, double other);
 /* MoE terms of the step time (train_moe.c; docs/model/training.md, "MoE:
  * routing imbalance, overlap, expert GEMMs and host overhead").  No
  * errors; all return seconds or counts >= 0.

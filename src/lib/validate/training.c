@@ -35,6 +35,8 @@ enum {
     C_FT, C_LRANK, /* optional: finetune, lora_rank (row_lora) */
     C_OVSUB, C_NIC, /* optional: oversubscription, nic_gbps (row_fabric) */
     C_MOE_G, C_MOE_GK, /* optional: moe_groups, moe_group_topk */
+    C_REMAT_OFF, C_LOGITS, /* optional: remat_offload, logits (row_job) */
+    C_WDTYPE, /* optional: weight_dtype (row_job) */
     C_N
 };
 
@@ -53,6 +55,8 @@ static const char *const col_names[C_N] = {
     "finetune", "lora_rank",
     "oversubscription", "nic_gbps",
     "moe_groups", "moe_group_topk",
+    "remat_offload", "logits",
+    "weight_dtype",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -65,7 +69,8 @@ static int optional_col (int i)
            || i == C_MOE_SHOV || i == C_GRAPHS || i == C_DISP
            || i == C_FT || i == C_LRANK
            || i == C_OVSUB || i == C_NIC
-           || i == C_MOE_G || i == C_MOE_GK;
+           || i == C_MOE_G || i == C_MOE_GK
+           || i == C_REMAT_OFF || i == C_LOGITS || i == C_WDTYPE;
 }
 
 struct vrow {
@@ -81,6 +86,8 @@ struct vfile {
 };
 
 static int fabric_cells_check (const struct vfile *v, const struct vrow *r,
+                               gp_error_t *err);
+static int memory_cells_check (const struct vfile *v, const struct vrow *r,
                                gp_error_t *err);
 
 static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
@@ -118,7 +125,8 @@ static int on_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         if (!r->f[i])
             return gp_errprintf (err, GP_ENOMEM, "out of memory");
     }
-    return fabric_cells_check (v, r, err);
+    int rc = fabric_cells_check (v, r, err);
+    return rc ? rc : memory_cells_check (v, r, err);
 }
 
 static void vfile_free (struct vfile *v)
@@ -409,6 +417,19 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
                           r->f[C_TPOVL]);
         job->tp_comm_overlap = r->f[C_TPOVL][0] == '1';
     }
+    /* host-offloaded remat checkpoints and the loss memory, as the row's
+     * recipe sets them (cells checked by memory_cells_check)
+     */
+    job->remat_offload = !strcmp (r->f[C_REMAT_OFF], "checkpoints");
+    job->logits_xla = !strcmp (r->f[C_LOGITS], "xla");
+    /* weight_dtype bf16 (MaxText): the parameters, their gradients and
+     * optax's Adam moments (mu_dtype unset, nu as the parameters) in
+     * 16 bit: gradients 2 B, master + moments 2 + 2 + 2 B
+     */
+    if (!strcmp (r->f[C_WDTYPE], "bf16")) {
+        job->grad_bytes = 2;
+        job->optim_bytes = 6;
+    }
     if (r->f[C_PREC][0]) {
         int p = gp_precision_parse (r->f[C_PREC]);
         if (p < 0)
@@ -602,6 +623,35 @@ static int fabric_cells_check (const struct vfile *v, const struct vrow *r,
                                  "%s:%zu: column '%s': bad value '%s' (%s)",
                                  v->path, r->line, col_names[c[i].col],
                                  r->f[c[i].col], c[i].want);
+    }
+    return 0;
+}
+
+/* The memory cells (docs/formats/train.md, "Validation CSV"): blank, or
+ * remat_offload 'none' or 'checkpoints', logits 'fp32' or 'xla' and
+ * weight_dtype 'fp32' or 'bf16'.  A
+ * bad cell is bad input (file, line and column named), as for the fabric
+ * cells: the row states its recipe's memory policy.
+ */
+static int memory_cells_check (const struct vfile *v, const struct vrow *r,
+                               gp_error_t *err)
+{
+    static const struct {
+        int col;
+        const char *a, *b;
+    } c[] = {
+        {C_REMAT_OFF, "none", "checkpoints"},
+        {C_LOGITS, "fp32", "xla"},
+        {C_WDTYPE, "fp32", "bf16"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *x = r->f[c[i].col];
+        if (x[0] && strcmp (x, c[i].a) && strcmp (x, c[i].b))
+            return gp_errprintf (err, GP_EPARSE,
+                                 "%s:%zu: column '%s': bad value '%s' (%s "
+                                 "or %s)",
+                                 v->path, r->line, col_names[c[i].col], x,
+                                 c[i].a, c[i].b);
     }
     return 0;
 }
