@@ -228,6 +228,54 @@ static void test_zoo_columns (void **state)
     assert_non_null (strstr (msg, "attn_global_interval"));
 }
 
+/* ------------------------- serving spec keys ------------------------- */
+
+static int spec (const char *extra, struct gp_infer_request *rq, char *msg,
+                 size_t n)
+{
+    char text[1024];
+    snprintf (text, sizeof text,
+              "model:\n  layers: 8\n  hidden: 1024\n  ffn_hidden: 4096\n"
+              "  heads: 8\n"
+              "  kv_heads: 2\n  head_dim: 128\n  vocab: 32000\n%s"
+              "traffic:\n  prompt: 2000\n  output: 100\n"
+              "hardware:\n  gpus: [H100-SXM]\n",
+              extra);
+    gp_infer_request_defaults (rq);
+    gp_error_t err = {0};
+    int rc = gp_infer_spec_parse (text, strlen (text), "t.yaml", rq, &err);
+    snprintf (msg, n, "%s", err.text);
+    return rc;
+}
+
+static void test_spec_keys (void **state)
+{
+    (void)state;
+    struct gp_infer_request rq;
+    char msg[512];
+    int rc0 = spec ("  attn_chunk_size: 4096\n"
+                    "  attn_global_interval: 4\n", &rq, msg, sizeof msg);
+    if (rc0)
+        print_error ("%s\n", msg);
+    assert_int_equal (rc0, 0);
+    assert_int_equal (rq.has_arch, 1);
+    assert_int_equal (rq.arch.attn_chunk_size, 4096);
+    assert_int_equal (rq.arch.attn_global_interval, 4);
+    assert_int_equal (spec ("", &rq, msg, sizeof msg), 0);
+    assert_int_equal (rq.arch.attn_chunk_size, 0);
+    assert_int_not_equal (spec ("  attn_global_interval: 4\n", &rq, msg,
+                                sizeof msg), 0);
+    assert_non_null (strstr (msg, "t.yaml:"));
+    assert_non_null (strstr (msg, "without attn_chunk_size"));
+    assert_int_not_equal (spec ("  attn_chunk_size: 16\n"
+                                "  attn_global_interval: 9\n", &rq, msg,
+                                sizeof msg), 0);
+    assert_non_null (strstr (msg, "8 layers"));
+    assert_int_not_equal (spec ("  attn_chunk_size: -1\n", &rq, msg,
+                                sizeof msg), 0);
+    assert_non_null (strstr (msg, "attn_chunk_size"));
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +286,7 @@ int main (void)
         cmocka_unit_test (test_sim_chunk_not_binding),
         cmocka_unit_test (test_sim_chunk_faster),
         cmocka_unit_test (test_zoo_columns),
+        cmocka_unit_test (test_spec_keys),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }
