@@ -69,7 +69,8 @@ struct gp_arch {
      */
     char layer_pattern[256];
     int ssm_state, ssm_heads, ssm_head_dim, ssm_groups, ssm_conv, ssm_chunk;
-    int n_ssm_layers, n_attn_layers, n_mlp_layers; /* counted from it */    /* Chunked local attention (Llama 4's iRoPE; Hugging Face text_config
+    int n_ssm_layers, n_attn_layers, n_mlp_layers; /* counted from it */
+    /* Chunked local attention (Llama 4's iRoPE; Hugging Face text_config
      * attention_chunk_size, and no_rope_layers / nope_layer_interval for
      * the global layers): 0 = every attention layer attends over the whole
      * context.  Otherwise a token at 1-based position p of a chunked layer
