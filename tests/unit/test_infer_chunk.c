@@ -140,8 +140,10 @@ static double run (const struct gp_arch *a, int in, int out)
     return r.out_tok_s;
 }
 
-/* A chunk longer than every context changes nothing: the step-by-step
- * path that chunked models take gives the decode runs' result. */
+/* A chunk no sequence outgrows changes nothing (the decode runs are
+ * kept, the same bits); one that binds only at the last token of each
+ * sequence (C = 2,299 for 2,000 + 300 tokens) takes the step-by-step path
+ * and differs by that token's attention alone. */
 static void test_sim_chunk_not_binding (void **state)
 {
     (void)state;
@@ -151,7 +153,12 @@ static void test_sim_chunk_not_binding (void **state)
     struct gp_arch big = scout ();
     big.attn_chunk_size = 1 << 20;
     double a = run (&full, 2000, 300), b = run (&big, 2000, 300);
-    assert_true (fabs (a - b) <= 1e-9 * a);
+    assert_true (a == b);
+    big.attn_chunk_size = 2300;
+    assert_true (run (&big, 2000, 300) == a);
+    big.attn_chunk_size = 2299;
+    double c = run (&big, 2000, 300);
+    assert_true (c >= a && c - a < 0.01 * a);
 }
 
 /* Long prompts: chunking makes both prefill and decode cheaper. */

@@ -333,6 +333,20 @@ static double chunked_dec_ctx (const struct engine *e)
     return ctx;
 }
 
+/* No sequence of the run outgrows one chunk (prompt plus output at most
+ * attn_chunk_size): every layer then attends as full attention, and
+ * gp__infer_prefill_ctx / gp__infer_decode_ctx return the token counts
+ * exactly (integers below 2^53), so the decode runs apply.
+ */
+static int chunks_never_bind (const struct engine *e)
+{
+    long long c = e->m->cfg.arch->attn_chunk_size;
+    for (int i = 0; i < e->n; i++)
+        if ((long long)e->R[i].in + e->R[i].out > c)
+            return 0;
+    return 1;
+}
+
 static void decode_set (struct engine *e)
 {
     /* The context is a sum of token counts: summed as an integer (exact,
@@ -1412,6 +1426,8 @@ int gp__infer_simulate_run (const struct gp_serve_model *m,
     if (rc)
         return rc;
     rc = create_requests (&e, err);
+    if (!rc && e.chunked && chunks_never_bind (&e))
+        e.chunked = 0, e.jump = jump; /* the same bits, decode runs kept */
     if (!rc)
         rc = run_engine (&e, err);
     if (!rc)
