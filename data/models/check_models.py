@@ -46,7 +46,7 @@ HEADER = [
     "moe_dense_layers", "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim",
     "mla_qk_rope_head_dim", "mla_v_head_dim", "source", "source_date", "notes",
     "layer_pattern", "ssm_state", "ssm_heads", "ssm_head_dim", "ssm_groups", "ssm_conv",
-    "ssm_chunk",
+    "ssm_chunk", "attn_chunk_size", "attn_global_interval",
 ]
 
 REQUIRED_IDS = [
@@ -71,7 +71,7 @@ INT_COLS = [
     "moe_experts", "moe_topk", "moe_ffn_hidden", "moe_shared_experts", "moe_dense_layers",
     "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim", "mla_qk_rope_head_dim",
     "mla_v_head_dim", "ssm_state", "ssm_heads", "ssm_head_dim", "ssm_groups", "ssm_conv",
-    "ssm_chunk",
+    "ssm_chunk", "attn_chunk_size", "attn_global_interval",
 ]
 SSM_COLS = ["ssm_state", "ssm_heads", "ssm_head_dim", "ssm_groups", "ssm_conv", "ssm_chunk"]
 FLOAT_COLS = ["params_b", "active_params_b"]

@@ -70,6 +70,16 @@ struct gp_arch {
     char layer_pattern[256];
     int ssm_state, ssm_heads, ssm_head_dim, ssm_groups, ssm_conv, ssm_chunk;
     int n_ssm_layers, n_attn_layers, n_mlp_layers; /* counted from it */
+    /* Chunked local attention (Llama 4's iRoPE; Hugging Face text_config
+     * attention_chunk_size, and no_rope_layers / nope_layer_interval for
+     * the global layers): 0 = every attention layer attends over the whole
+     * context.  Otherwise a token at 1-based position p of a chunked layer
+     * attends only to the positions of its own chunk of 'attn_chunk_size'
+     * tokens (from C*floor((p-1)/C) + 1 to p), and every
+     * 'attn_global_interval'-th layer (layers k, 2k, ... counted from 1)
+     * attends globally; 0 = no global layer.
+     */
+    int attn_chunk_size, attn_global_interval;
 };
 
 /* Parameter counts (elements, not bytes) derived from the dimensions.

@@ -250,7 +250,9 @@ struct gp_iter_load {
     double decode_ctx;      /* sum of their context lengths (tokens) */
     double n_prefill;       /* prompt tokens processed this iteration */
     double prefill_ctx;     /* sum over those tokens of the context each
-                             * attends to (causal: offset + position) */
+                             * attends to (causal: offset + position;
+                             * chunked local attention: averaged over
+                             * the layers, gp_arch.attn_chunk_size) */
     double n_logits;        /* sequences that need logits (decode + those
                              * finishing their prefill) */
 };

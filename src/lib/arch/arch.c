@@ -280,7 +280,9 @@ enum zcol {
     Z_NOPE, Z_ROPE, Z_VDIM, Z_SOURCE, Z_DATE, Z_NOTES,
     /* optional (a file without them describes transformers only) */
     Z_PATTERN, Z_SSM_STATE, Z_SSM_HEADS, Z_SSM_HEAD_DIM, Z_SSM_GROUPS,
-    Z_SSM_CONV, Z_SSM_CHUNK, Z_NCOLS
+    Z_SSM_CONV, Z_SSM_CHUNK,
+    /* optional: chunked local attention (Llama 4) */
+    Z_ATTN_CHUNK, Z_ATTN_GLOBAL, Z_NCOLS
 };
 #define Z_NREQ Z_PATTERN
 
@@ -292,7 +294,8 @@ static const char *const zcol_names[Z_NCOLS] = {
     "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim",
     "mla_qk_rope_head_dim", "mla_v_head_dim", "source", "source_date",
     "notes", "layer_pattern", "ssm_state", "ssm_heads", "ssm_head_dim",
-    "ssm_groups", "ssm_conv", "ssm_chunk"};
+    "ssm_groups", "ssm_conv", "ssm_chunk", "attn_chunk_size",
+    "attn_global_interval"};
 
 struct zload {
     struct gp_zoo *zoo;
@@ -381,6 +384,43 @@ static int zoo_row_ssm (const struct zload *L, const struct gp_csv_row *row,
     return 0;
 }
 
+/* The chunked-attention columns: both empty (full attention), or a chunk
+ * size >= 1 and a global-layer interval between 0 (no global layer) and
+ * the layer count.
+ */
+static int zoo_row_chunk (const struct zload *L, const struct gp_csv_row *row,
+                          struct gp_arch *a, gp_error_t *err)
+{
+    int rc;
+    if ((rc = cell_int (L, row, Z_ATTN_CHUNK, 0, &a->attn_chunk_size, err))
+        || (rc = cell_int (L, row, Z_ATTN_GLOBAL, 0, &a->attn_global_interval,
+                           err)))
+        return rc;
+    const char *cs = L->map[Z_ATTN_CHUNK] >= 0
+                         ? row->fields[L->map[Z_ATTN_CHUNK]]
+                         : "";
+    if (*cs && a->attn_chunk_size < 1)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'attn_chunk_size': '%s' is not "
+                             "a chunk of at least 1 token (leave it empty "
+                             "for full attention)", L->name, row->line, cs);
+    if (a->attn_global_interval > 0 && a->attn_chunk_size == 0)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'attn_global_interval': set "
+                             "without attn_chunk_size", L->name, row->line);
+    if (a->attn_global_interval > a->layers)
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'attn_global_interval': %d is "
+                             "more than the %d layers", L->name, row->line,
+                             a->attn_global_interval, a->layers);
+    if (a->attn_chunk_size > 0 && a->layer_pattern[0])
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'attn_chunk_size': chunked "
+                             "attention in hybrid (layer_pattern) models is "
+                             "not yet supported", L->name, row->line);
+    return 0;
+}
+
 /* The zoo's header row: every column once, the required ones present,
  * no unknown one.
  */
@@ -448,7 +488,8 @@ static int zoo_row (const struct gp_csv_row *row, void *arg, gp_error_t *err)
         || (rc = cell_int (L, row, Z_NOPE, 0, &a.mla_qk_nope_head_dim, err))
         || (rc = cell_int (L, row, Z_ROPE, 0, &a.mla_qk_rope_head_dim, err))
         || (rc = cell_int (L, row, Z_VDIM, 0, &a.mla_v_head_dim, err))
-        || (rc = zoo_row_ssm (L, row, &a, err)))
+        || (rc = zoo_row_ssm (L, row, &a, err))
+        || (rc = zoo_row_chunk (L, row, &a, err)))
         return rc;
     if (!a.id[0])
         return gp_errprintf (err, GP_EPARSE, "%s:%zu: column 'id' must not "

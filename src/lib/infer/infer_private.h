@@ -101,6 +101,22 @@ struct gp__attn_coef {
 void gp__infer_attn_coef (const struct gp_serve_model *m,
                           struct gp__attn_coef *c);
 
+/* Attended context of 'n' prompt tokens at positions done+1 .. done+n of
+ * one request, summed over the tokens and averaged over the layers
+ * (docs/model/inference.md, "Chunked local attention"): sum of p for full
+ * attention (causal, the token itself included); on the chunked layers of
+ * a model with attn_chunk_size C, ((p - 1) mod C) + 1.  Without chunking
+ * exactly n x (done + (n + 1) / 2).
+ */
+double gp__infer_prefill_ctx (const struct gp_arch *a, int done, int n);
+
+/* The context a decode step of a sequence of 'len' tokens (the new one
+ * included) attends to and streams from the KV cache, averaged over the
+ * layers as gp__infer_prefill_ctx: 'len' without chunking; on chunked
+ * layers ((len - 1) mod C) + 1.
+ */
+double gp__infer_decode_ctx (const struct gp_arch *a, int len);
+
 static inline double gp__infer_attn_time (const struct gp__attn_coef *c,
                                           double decode_ctx, double ctx,
                                           double *kvbytes, double *aflops)

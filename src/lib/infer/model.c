@@ -544,6 +544,40 @@ void gp__infer_attn_coef (const struct gp_serve_model *m,
     c->attn_peak = m->attn_flops * m->eff.attn_eff;
 }
 
+/* Sum of ((p - 1) mod C) + 1 over p = 1 .. m: q whole chunks of
+ * C (C + 1) / 2 and a partial one of r (r + 1) / 2.
+ */
+static double chunk_sum (double m, double C)
+{
+    double q = floor (m / C), r = m - q * C;
+    return q * C * (C + 1.0) / 2.0 + r * (r + 1.0) / 2.0;
+}
+
+double gp__infer_prefill_ctx (const struct gp_arch *a, int done, int n)
+{
+    double full = n * (done + (n + 1) / 2.0);
+    if (!a || a->attn_chunk_size <= 0 || a->layers <= 0)
+        return full;
+    double C = a->attn_chunk_size, L = a->layers;
+    double g = a->attn_global_interval > 0
+                   ? floor (L / a->attn_global_interval)
+                   : 0.0;
+    double local = chunk_sum ((double)done + n, C) - chunk_sum (done, C);
+    return (g * full + (L - g) * local) / L;
+}
+
+double gp__infer_decode_ctx (const struct gp_arch *a, int len)
+{
+    if (!a || a->attn_chunk_size <= 0 || a->layers <= 0 || len < 1)
+        return len;
+    double C = a->attn_chunk_size, L = a->layers, p = len;
+    double g = a->attn_global_interval > 0
+                   ? floor (L / a->attn_global_interval)
+                   : 0.0;
+    double local = p - 1.0 - C * floor ((p - 1.0) / C) + 1.0;
+    return (g * p + (L - g) * local) / L;
+}
+
 /* Time for one pipeline stage to run 'L' (already divided by pp). */
 static double stage_time (const struct gp_serve_model *m,
                           const struct gp_iter_load *L,

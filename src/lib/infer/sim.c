@@ -138,6 +138,7 @@ struct engine {
     int qmax_at_last_arrival;
     int n_dec, n_pre;      /* this iteration: decoders, prefills */
     int jump;              /* take decode-only runs in one go */
+    int chunked;           /* chunked local attention (jump off) */
     double dec_ctx;
     /* The lazy general step (jump 1; see lazy_step): the decoders are
      * run[0, n_d), prompts still to fill run[n_d, n_run); decoders are
@@ -315,6 +316,37 @@ static int is_decoding (const struct req *q)
  * incremental KV a decode step that finds no free page preempts the newest
  * sequences, which later re-prefill (recompute).
  */
+/* The decode context of a model with chunked local attention: the sum
+ * over the decoding sequences of gp__infer_decode_ctx, which is not a sum
+ * of token counts (it falls back at every chunk boundary), so such models
+ * take the step-by-step path (no decode runs, 'jump' off).
+ */
+static double chunked_dec_ctx (const struct engine *e)
+{
+    const struct gp_arch *a = e->m->cfg.arch;
+    double ctx = 0;
+    for (int j = 0; j < e->n_run; j++) {
+        const struct req *q = &e->R[e->run[j]];
+        if (is_decoding (q))
+            ctx += gp__infer_decode_ctx (a, q->in + q->gen);
+    }
+    return ctx;
+}
+
+/* No sequence of the run outgrows one chunk (prompt plus output at most
+ * attn_chunk_size): every layer then attends as full attention, and
+ * gp__infer_prefill_ctx / gp__infer_decode_ctx return the token counts
+ * exactly (integers below 2^53), so the decode runs apply.
+ */
+static int chunks_never_bind (const struct engine *e)
+{
+    long long c = e->m->cfg.arch->attn_chunk_size;
+    for (int i = 0; i < e->n; i++)
+        if ((long long)e->R[i].in + e->R[i].out > c)
+            return 0;
+    return 1;
+}
+
 static void decode_set (struct engine *e)
 {
     /* The context is a sum of token counts: summed as an integer (exact,
@@ -334,8 +366,11 @@ static void decode_set (struct engine *e)
     e->n_dec = n_dec;
     e->n_pre = n_pre;
     e->dec_ctx = (double)ctx;
-    if (e->E->reserve_full)
+    if (e->E->reserve_full) {
+        if (e->chunked)
+            e->dec_ctx = chunked_dec_ctx (e);
         return;
+    }
     while (e->kv_used + e->n_dec > e->cap && e->n_run > 1) {
         int v = e->run[--e->n_run];
         e->len--;
@@ -355,6 +390,8 @@ static void decode_set (struct engine *e)
     }
     while (e->n_pre > 0 && e->pre[e->n_pre - 1] >= e->n_run)
         e->n_pre--;
+    if (e->chunked) /* chunked local attention: per sequence */
+        e->dec_ctx = chunked_dec_ctx (e);
 }
 
 /* The load of this iteration: decoders first within the token budget,
@@ -376,7 +413,10 @@ static void build_load (struct engine *e, struct gp_iter_load *L, int base)
             struct req *q = &e->R[e->run[j]];
             if (is_decoding (q)) {
                 L->n_decode += 1;
-                L->decode_ctx += q->in + q->gen;
+                L->decode_ctx += e->chunked ? gp__infer_decode_ctx (
+                                                  e->m->cfg.arch,
+                                                  q->in + q->gen)
+                                            : q->in + q->gen;
                 L->n_logits += 1;
                 budget -= 1;
                 q->chunk = -1; /* decodes this step */
@@ -399,7 +439,8 @@ static void build_load (struct engine *e, struct gp_iter_load *L, int base)
         budget -= chunk;
         pre_tok += chunk;
         L->n_prefill += chunk;
-        L->prefill_ctx += chunk * (q->prefilled + (chunk + 1) / 2.0);
+        L->prefill_ctx += gp__infer_prefill_ctx (e->m->cfg.arch,
+                                                 q->prefilled, chunk);
         if (chunk == left)
             L->n_logits += 1;
         q->chunk = chunk; /* pages were allocated at admission */
@@ -1376,7 +1417,8 @@ int gp__infer_simulate_run (const struct gp_serve_model *m,
     e.conc = w->concurrency > 0 ? w->concurrency : 1;
     e.cap = m->kv_capacity_tokens;
     e.qmax_at_last_arrival = -1;
-    e.jump = jump;
+    e.chunked = m->cfg.arch && m->cfg.arch->attn_chunk_size > 0;
+    e.jump = e.chunked ? 0 : jump;
     e.fe_req = fe_req_s > 0 ? fe_req_s : 0.0;
     e.fe_tok = fe_tok_s > 0 ? fe_tok_s : 0.0;
     e.whole = whole != 0;
@@ -1384,6 +1426,8 @@ int gp__infer_simulate_run (const struct gp_serve_model *m,
     if (rc)
         return rc;
     rc = create_requests (&e, err);
+    if (!rc && e.chunked && chunks_never_bind (&e))
+        e.chunked = 0, e.jump = jump; /* the same bits, decode runs kept */
     if (!rc)
         rc = run_engine (&e, err);
     if (!rc)

@@ -189,6 +189,7 @@ struct spec_arch {
     int layers, hidden, ffn_hidden, heads, kv_heads, head_dim, vocab;
     int mlp, attention, tied, moe_e, moe_k, moe_f, moe_s, moe_dense;
     int ql, kvl, nope, rope, vd;
+    int chunk, global_every; /* chunked local attention */
     char name[96];
 };
 
@@ -248,6 +249,10 @@ static int arch_from_node (const struct gp_doc *doc, json_t *node,
             100000),
         FI ("mla_v_head_dim", struct spec_arch, vd, 0, 0,
             100000),
+        FI ("attn_chunk_size", struct spec_arch, chunk, 0, 0,
+            100000000),
+        FI ("attn_global_interval", struct spec_arch, global_every, 0, 0,
+            10000),
         FS ("name", struct spec_arch, name),
         F_END,
     };
@@ -273,6 +278,15 @@ static int arch_from_node (const struct gp_doc *doc, json_t *node,
     a->mla_q_lora_rank = s.ql, a->mla_kv_lora_rank = s.kvl;
     a->mla_qk_nope_head_dim = s.nope, a->mla_qk_rope_head_dim = s.rope;
     a->mla_v_head_dim = s.vd;
+    a->attn_chunk_size = s.chunk, a->attn_global_interval = s.global_every;
+    if (s.global_every > 0 && s.chunk == 0)
+        return gp_doc_errorf (doc, node, err, GP_EINVAL,
+                              "model: attn_global_interval is set without "
+                              "attn_chunk_size");
+    if (s.global_every > s.layers)
+        return gp_doc_errorf (doc, node, err, GP_EINVAL,
+                              "model: attn_global_interval %d is more than "
+                              "the %d layers", s.global_every, s.layers);
     a->source = "";
     a->source_date = "";
     rc = gp_arch_check (a, err);
