@@ -232,6 +232,21 @@ int gp__remat_offload_check (const struct gp_train_model *m,
     return 0;
 }
 
+/* Host copies of 'n' layers holding 'bytes' in host memory in all: each
+ * layer's share goes out during the next layer's forward ('fwd' s) and
+ * comes back during the previous layer's backward ('bwd' s), on a copy
+ * stream over the host link ('bw' B/s): only the excess over that
+ * compute is exposed.
+ */
+static double copies_exposed_s (double bytes, int n, double bw, double fwd,
+                                double bwd)
+{
+    double tx = bytes / n / bw;
+    double out = tx > fwd ? tx - fwd : 0;
+    double in = tx > bwd ? tx - bwd : 0;
+    return n * (out + in);
+}
+
 /* Each layer's checkpoint goes to the host during that layer's forward
  * and comes back during the backward of the layer after it; only the
  * excess over that compute is exposed (as gp__offload_s).
@@ -249,10 +264,7 @@ static double remat_offload_s (const struct gp_train_model *m,
     int Ls = (m->layers + l->pp - 1) / l->pp;
     if (Ls < 1 || mem.offload_host <= 0)
         return 0;
-    double tx = mem.offload_host / Ls / hw->host_bw;
-    double out = tx > fwd ? tx - fwd : 0;
-    double in = tx > bwd ? tx - bwd : 0;
-    return Ls * (out + in);
+    return copies_exposed_s (mem.offload_host, Ls, hw->host_bw, fwd, bwd);
 }
 
 /* MaxText logits (layers/decoders.py: logits_dense in the compute dtype,
@@ -288,14 +300,7 @@ double gp__offload_s (const struct gp_train_model *m,
     int n = l->offload_layers < Ls - 1 ? l->offload_layers : Ls - 1;
     if (n < 1)
         return 0;
-    /* Each offloaded layer's activations go out during the next layer's
-     * forward and come back during the previous layer's backward, on a
-     * copy stream: only the excess over that compute is exposed.
-     */
-    double tx = mem.offload_host / n / hw->host_bw;
-    double out = tx > fwd ? tx - fwd : 0;
-    double in = tx > bwd ? tx - bwd : 0;
-    return n * (out + in);
+    return copies_exposed_s (mem.offload_host, n, hw->host_bw, fwd, bwd);
 }
 
 int gp__offload_fit (const struct gp_train_model *m,
