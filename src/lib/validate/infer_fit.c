@@ -43,18 +43,22 @@ static long family_index (struct gp_infer_validation *v, const char *id)
     return (long)v->n_families++;
 }
 
-/* Count 's' in 'seen' (at most NSEEN distinct, "" never counted). */
-static int add_seen (const char **seen, int *n, const char *s)
+/* Index of 's' in 'seen', added when new ('*added' set); -1 for "" or
+ * when NSEEN distinct values are already there.
+ */
+static int seen_slot (const char **seen, int *n, const char *s, int *added)
 {
+    *added = 0;
     if (!s[0])
-        return 0;
+        return -1;
     for (int i = 0; i < *n; i++)
         if (!strcmp (seen[i], s))
-            return 0;
+            return i;
     if (*n >= NSEEN)
-        return 0;
-    seen[(*n)++] = s;
-    return 1;
+        return -1;
+    seen[*n] = s;
+    *added = 1;
+    return (*n)++;
 }
 
 static int cmp_double (const void *a, const void *b)
@@ -105,7 +109,8 @@ int gp__infer_val_fit (struct gp_infer_validation *v)
     for (size_t f = 0; f < v->n_families; f++) {
         struct gp_val_family_fit *ff = &v->fit[f];
         const char *stacks[NSEEN], *gens[NSEEN];
-        int ns = 0, ng = 0;
+        double scale[NSEEN];    /* per stack of the family, refitted once */
+        int ns = 0, ng = 0, added;
         one.n_ok = one.n_all = loso1.n_ok = loso1.n_all = 0;
         for (size_t i = 0; i < n; i++) {
             const struct gp_infer_val_row *r = &v->val.rows[i];
@@ -117,11 +122,16 @@ int gp__infer_val_fit (struct gp_infer_validation *v)
                 gp__val_acc_add (&loso_all, 0, 0);
                 continue;
             }
-            if (add_seen (stacks, &ns, r->stack))
+            int si = seen_slot (stacks, &ns, r->stack, &added);
+            if (added) {
                 ff->fitted += gp__val_serving_fitted (r->stack, "");
-            if (add_seen (gens, &ng, r->generation))
+                scale[si] = stack_scale (v, fam, (long)f, r->stack, buf);
+            }
+            (void)seen_slot (gens, &ng, r->generation, &added);
+            if (added)
                 ff->fitted += gp__val_serving_fitted ("", r->generation);
-            double k = stack_scale (v, fam, (long)f, r->stack, buf);
+            double k = si >= 0 ? scale[si]
+                               : stack_scale (v, fam, (long)f, r->stack, buf);
             double e = r->rel_err;
             if (!isnan (k)) {
                 e = k * r->predicted / r->measured - 1;
