@@ -70,6 +70,28 @@ void gp__val_family_of (const char *id, char *out, size_t n)
     out[i] = 0;
 }
 
+long gp__val_family_add (struct gp_val_summary **by, size_t *n, size_t *cap,
+                         const char *id)
+{
+    char fam[32];
+    gp__val_family_of (id, fam, sizeof fam);
+    for (size_t f = 0; f < *n; f++)
+        if (!strcmp ((*by)[f].name, fam))
+            return (long)f;
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        struct gp_val_summary *p = realloc (*by, nc * sizeof *p);
+        if (!p)
+            return -1;
+        *by = p;
+        *cap = nc;
+    }
+    struct gp_val_summary *x = &(*by)[*n];
+    memset (x, 0, sizeof *x);
+    snprintf (x->name, sizeof x->name, "%s", fam);
+    return (long)(*n)++;
+}
+
 /* Index in v->by_family of row i's family (always found). */
 static size_t fam_index (const struct gp_validation *v, size_t i)
 {

@@ -23,26 +23,6 @@
 #define FACTORS_PER_GENERATION 8
 #define NSEEN 16
 
-/* Index of row i's family in v->by_family, added when new; -1 when out
- * of memory.
- */
-static long family_index (struct gp_infer_validation *v, const char *id)
-{
-    char fam[32];
-    gp__val_family_of (id, fam, sizeof fam);
-    for (size_t f = 0; f < v->n_families; f++)
-        if (!strcmp (v->by_family[f].name, fam))
-            return (long)f;
-    struct gp_val_summary *p =
-        realloc (v->by_family, (v->n_families + 1) * sizeof *p);
-    if (!p)
-        return -1;
-    v->by_family = p;
-    memset (&p[v->n_families], 0, sizeof *p);
-    memcpy (p[v->n_families].name, fam, sizeof fam);
-    return (long)v->n_families++;
-}
-
 /* Index of 's' in 'seen', added when new ('*added' set); -1 for "" or
  * when NSEEN distinct values are already there.
  */
@@ -100,8 +80,11 @@ int gp__infer_val_fit (struct gp_infer_validation *v)
         d = gp__val_acc_init (&loso_all, n);
     if (!fam || !buf || a || c || d)
         goto done;
+    size_t cap = 0;
     for (size_t i = 0; i < n; i++)
-        if ((fam[i] = family_index (v, v->val.rows[i].id)) < 0)
+        if ((fam[i] = gp__val_family_add (&v->by_family, &v->n_families,
+                                          &cap, v->val.rows[i].id))
+            < 0)
             goto done;
     v->fit = calloc (v->n_families ? v->n_families : 1, sizeof *v->fit);
     if (!v->fit)

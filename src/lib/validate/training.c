@@ -941,31 +941,6 @@ static void predict (const struct vrow *r, const struct gp_catalog *cat,
 
 /* ============================== summary =============================== */
 
-/* Index of the family of 'id' in 'v->by_family', added when new; -1 on
- * allocation failure.
- */
-static long family_index (struct gp_validation *v, const char *id,
-                          size_t *cap)
-{
-    char fam[32];
-    gp__val_family_of (id, fam, sizeof fam);
-    for (size_t f = 0; f < v->n_families; f++)
-        if (!strcmp (v->by_family[f].name, fam))
-            return (long)f;
-    if (v->n_families == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        struct gp_val_summary *p = realloc (v->by_family, nc * sizeof *p);
-        if (!p)
-            return -1;
-        v->by_family = p;
-        *cap = nc;
-    }
-    struct gp_val_summary *s = &v->by_family[v->n_families];
-    memset (s, 0, sizeof *s);
-    snprintf (s->name, sizeof s->name, "%s", fam);
-    return (long)v->n_families++;
-}
-
 /* The summaries of 'v' over its rows. */
 static int summarise (struct gp_validation *v)
 {
@@ -978,7 +953,8 @@ static int summarise (struct gp_validation *v)
         || gp__val_acc_init (&kind[1], n))
         goto done;
     for (size_t i = 0; i < n; i++) {
-        fi[i] = family_index (v, v->rows[i].id, &cap);
+        fi[i] = gp__val_family_add (&v->by_family, &v->n_families, &cap,
+                                    v->rows[i].id);
         if (fi[i] < 0)
             goto done;
     }

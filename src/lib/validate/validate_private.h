@@ -30,6 +30,13 @@ void gp__val_acc_summary (struct val_acc *a, const char *name,
 /* The source family of a row id: the text before the first '-'. */
 void gp__val_family_of (const char *id, char *out, size_t n);
 
+/* Index of the family of row id 'id' in the '*n' summaries '*by' (room
+ * for '*cap'), appended zeroed with its name when new; -1 on allocation
+ * failure.
+ */
+long gp__val_family_add (struct gp_val_summary **by, size_t *n, size_t *cap,
+                         const char *id);
+
 /* Fill v->fit[f] (factors, fitted) for every family of 'v' from its
  * modelled rows (fit.c, docs/model/training.md "Honest fitting").
  * Returns 0, or -1 on allocation failure.
