@@ -584,6 +584,17 @@ double gp__train_mem_inflight (const struct gp_train_job *job,
     return pp > 1 ? (mbs < pp ? mbs : pp) : 1;
 }
 
+/* ZeRO-3/FSDP parameters gathered at once for layers of 'lp' parameters:
+ * the layer being computed plus prefetch, at most two layers and at most
+ * DeepSpeed's default live-parameter budget (stage3_max_live_parameters
+ * = 1e9) beyond one layer.
+ */
+static double z3_live (double lp)
+{
+    double live = lp > 1e9 ? lp : 1e9;
+    return live > 2 * lp ? 2 * lp : live;
+}
+
 void gp_train_memory (const struct gp_train_model *m,
                       const struct gp_train_job *job,
                       const struct gp_train_hw *hw,
@@ -664,20 +675,12 @@ void gp_train_memory (const struct gp_train_model *m,
     double tok = job->seq_len / l->cp * l->micro_batch;
     if (l->pp == 1 && !job->logits_xla)
         o->logits = 4.0 * 2 * tok * m->vocab / t;
-    /* Buffers: ZeRO-3/FSDP gather two layers ahead; TP/SP exchange one
-     * h-wide tensor.
+    /* Buffers: ZeRO-3/FSDP gathered layers (z3_live); TP/SP exchange one
+     * h-wide tensor (below).
      */
-    /* ZeRO-3/FSDP: the gathered layer being computed plus prefetch, at
-     * most two layers and at most DeepSpeed's default live-parameter
-     * budget (stage3_max_live_parameters = 1e9) beyond one layer.
-     */
-    if (z3) {
-        double lp = layer_p + layer_x;
-        double live = lp > 1e9 ? lp : 1e9;
-        if (live > 2 * lp)
-            live = 2 * lp;
-        o->buffers += gp__lora_frozen_bytes (job) * live;
-    }
+    if (z3)
+        o->buffers += gp__lora_frozen_bytes (job)
+                      * z3_live (layer_p + layer_x);
     if (l->pp == 1 && job->logits_xla) {
         /* XLA loss phase (train_prec.c, gp__logits_xla): what only the
          * layer phase holds is one layer's recompute working set, the
