@@ -34,7 +34,14 @@ struct gp_generation {
     /* training model (struct gp_train_eff) */
     double train_gemm_max;     /* best achieved / peak on large GEMMs */
     double train_gemm_dim_half;/* GEMM dimension at which efficiency halves */
-    double train_attn;         /* flash-attention achieved / peak */
+    double train_attn;         /* FlashAttention-2 (flash-attn package)
+                                * forward+backward achieved / peak */
+    double train_attn_cudnn;   /* cuDNN fused attention (what Transformer
+                                * Engine selects on Hopper and later);
+                                * 0 = column blank: no separate figure,
+                                * train_attn stands for every kernel
+                                * (docs/model/training.md, "Attention
+                                * kernel") */
     double train_hbm;          /* achieved / peak HBM bandwidth */
     double train_scale_up;     /* NCCL bus bandwidth / link bandwidth */
     double train_scale_out;    /* NCCL bus bandwidth / NIC bandwidth */

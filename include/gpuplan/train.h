@@ -122,6 +122,7 @@ struct gp_train_job {
     double grad_bytes;        /* per parameter, gradient buffer (4: fp32) */
     double optim_bytes;       /* master + Adam m, v per parameter (12) */
     int flash_attn;           /* fused attention: no s x s scores kept */
+    int attn_kernel;          /* enum gp_attn_kernel (0 = auto) */
     const struct gp_defaults *defaults; /* borrowed; NULL = the registry's
                                          * values (reliability.*,
                                          * train.ckpt_*) */
@@ -200,7 +201,36 @@ struct gp_train_eff {
     double scale_up;          /* NCCL bus bandwidth / link bandwidth */
     double scale_out;         /* NCCL bus bandwidth / NIC bandwidth */
     double kernel_s;          /* per-kernel launch/sync overhead, s */
+    double attn_cudnn;        /* cuDNN fused attention achieved / peak;
+                               * 0 = no separate figure: 'attn' stands
+                               * for every kernel */
 };
+
+/* The attention kernel of a training job (docs/model/training.md,
+ * "Attention kernel"): auto = what Transformer Engine selects (cuDNN
+ * fused attention on Hopper and later, FlashAttention-2 before), fa2 =
+ * the flash-attn package
+ * (PyTorch SDPA's flash backend, llm-foundry, torchtitan), cudnn = cuDNN
+ * fused attention.
+ */
+enum gp_attn_kernel {
+    GP_ATTN_AUTO = 0,
+    GP_ATTN_FA2,
+    GP_ATTN_CUDNN,
+};
+
+/* The achieved/peak efficiency of the fused attention core for 'kernel'
+ * (enum gp_attn_kernel) on the factors 'e': e->attn for fa2; e->attn_cudnn
+ * for cudnn and auto where e->attn_cudnn > 0 (a generation whose catalog
+ * row gives a cuDNN figure: Hopper); else e->attn, which then stands for
+ * every kernel (Ampere, where Transformer Engine selects
+ * FlashAttention-2; generations without a separate measurement).  No
+ * errors.
+ */
+double gp_train_attn_eff (const struct gp_train_eff *e, int kernel);
+
+/* "auto", "fa2" or "cudnn"; NULL for a value outside the enum. */
+const char *gp_attn_kernel_str (int kernel);
 
 /* The hardware one training job runs on (one accelerator type). */
 struct gp_train_hw {
@@ -826,6 +856,7 @@ struct gp_train_request {
     int optimizer_states;       /* 0 fp32, 1 bf16 Adam moments, -1 = 0 */
     int framework;              /* enum gp_train_framework */
     int pp_schedule;            /* enum gp_schedule, or -1 = 1F1B */
+    int attn_kernel;            /* enum gp_attn_kernel, or -1 = auto */
     int top;                    /* layouts listed, 1..10; 0 = 3 */
     int gpus_per_node;          /* 0 = the accelerator's or instance's */
     int scale_up_domain;        /* 0 = the catalog's */

@@ -33,6 +33,7 @@ struct gp_train_spec {
     int precision;
     int framework;
     int pp_schedule;
+    int attn_kernel;
     int optimizer_states;
     int top;
     /* explicit dimensions (override the zoo entry, or define a model) */
@@ -49,7 +50,7 @@ struct gp_train_spec {
  * key: types, ranges and enum choices for gp_doc_unpack() and for the
  * command's flags.
  */
-#define GP_TRAIN_SPEC_N_FIELDS 35
+#define GP_TRAIN_SPEC_N_FIELDS 36
 extern const struct gp_field gp_train_spec_fields[];
 
 /* Set every value of 't' to unset. */

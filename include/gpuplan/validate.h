@@ -39,6 +39,7 @@ enum gp_eff_key {
     GP_EFF_SCALE_UP,
     GP_EFF_SCALE_OUT,
     GP_EFF_KERNEL_S,
+    GP_EFF_ATTN_CUDNN,
 };
 
 struct gp_eff_override {

@@ -64,6 +64,8 @@ const char cmd_train_help[] =
     "    --framework megatron|fsdp      restrict the sharding search\n"
     "    --pp-schedule 1f1b|a2a-overlap|dualpipe   pipeline schedule and\n"
     "                      MoE all-to-all overlap (default 1f1b: exposed)\n"
+    "    --attn-kernel auto|fa2|cudnn   attention kernel (default auto:\n"
+    "                      Transformer Engine's, cuDNN on Hopper and later)\n"
     "    --gpus N | --days D            fixed count, or a deadline (not both;\n"
     "                      neither: the default deadline)\n"
     "    --finetune full|lora          what trains (default full; lora:\n"

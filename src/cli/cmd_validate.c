@@ -146,7 +146,8 @@ int cmd_validate (int argc, char **argv)
                                       "VALUE, GEN ampere|hopper|blackwell|"
                                       "cdna3|other|all, KEY gemm_max|"
                                       "gemm_dim_half|attn|hbm|scale_up|"
-                                      "scale_out|kernel_s)", optarg);
+                                      "scale_out|kernel_s|attn_cudnn)",
+                                      optarg);
             break;
         case 'n':
             rq.loso = 0;

@@ -310,14 +310,14 @@ static void test_sized_by_planners (void **state)
 }
 
 /* The startup example (examples/startup-plan.yaml): research asks 60 %
- * and product 40 % of the 56-GPU fleet (together 100 %, so no trim):
- * quotas floor(0.6 x 56) = 33 and floor(0.4 x 56) = 22, shares 33/56 and
- * 22/56, 1 GPU nobody asked for.  The teams' largest jobs need more than
- * the fleet together (research's 48-GPU run, the fewest whole nodes that
- * meet its 30-day deadline: 40 GPUs take 31.2 days, is above its 33-GPU
- * quota), so the note says that run borrows idle quota.  With product's
- * asked 28 GPUs its fine-tunes no longer queue behind the training run:
- * no option is flagged by the queueing check.
+ * and product 40 % of the 48-GPU fleet (together 100 %, so no trim):
+ * quotas floor(0.6 x 48) = 28 and floor(0.4 x 48) = 19, shares 28/48 and
+ * 19/48, 1 GPU nobody asked for.  The teams' largest jobs need more than
+ * the fleet together (research's 40-GPU run, the fewest whole nodes that
+ * meet its 30-day deadline: 32 GPUs take 35.8 days, 40 take 28.7, is
+ * above its 28-GPU quota), so the note says that run borrows idle quota.
+ * Product's fine-tunes do not queue behind the training run: no option
+ * is flagged by the queueing check.
  */
 static void test_queueing_flag (void **state)
 {
@@ -337,24 +337,24 @@ static void test_queueing_flag (void **state)
     if (!f.res)
         fail_msg ("%s", err.text);
     const struct gp_plan_option *o = find (f.res, "h100-onprem");
-    assert_int_equal (o->gpus, 56);
-    assert_int_equal (o->quotas[0].gpus, 33);
-    assert_int_equal (o->quotas[1].gpus, 22);
-    NEAR (o->quotas[0].share, 33.0 / 56);
-    NEAR (o->quotas[1].share, 22.0 / 56);
+    assert_int_equal (o->gpus, 48);
+    assert_int_equal (o->quotas[0].gpus, 28);
+    assert_int_equal (o->quotas[1].gpus, 19);
+    NEAR (o->quotas[0].share, 28.0 / 48);
+    NEAR (o->quotas[1].share, 19.0 / 48);
     NEAR (o->quotas[0].wished_share, 0.6);
     NEAR (o->quotas[1].wished_share, 0.4);
     assert_int_equal (o->quota_trim, GP_QUOTA_AS_ASKED);
     assert_string_equal (o->quota_trim_why, "");
     assert_int_equal (o->sim.code, 0);
     assert_true (o->quota_short);
-    assert_non_null (strstr (o->quota_note, "research's quota is 33 GPUs, "
-                                            "its largest job (48 GPUs)"));
+    assert_non_null (strstr (o->quota_note, "research's quota is 28 GPUs, "
+                                            "its largest job (40 GPUs)"));
     char *txt = gp_report_render (f.res, GP_REPORT_TEXT, &err);
     assert_non_null (txt);
     /* the multi-tenancy table: one column per team */
-    assert_non_null (strstr (txt, "33 GPUs (59%; asked 60%)"));
-    assert_non_null (strstr (txt, "22 GPUs (39%; asked 40%)"));
+    assert_non_null (strstr (txt, "28 GPUs (58%; asked 60%)"));
+    assert_non_null (strstr (txt, "19 GPUs (40%; asked 40%)"));
     free (txt);
     assert_int_equal (o->queue, GP_QUEUE_OK);
     assert_true (f.res->recommended >= 0);

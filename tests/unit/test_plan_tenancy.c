@@ -139,7 +139,9 @@ static void test_service_growth_by_hand (void **state)
  * simulated (window = the horizon, so its demand and fleet GPU-hours are
  * the option's own columns) and the simulated utilization is at least
  * 80 % of demand GPU-hours / provisioned GPU-hours.  The enterprise H100
- * build's demand is 31.3 % of what it provisions (the issue's figure).
+ * build's demand is 29.8 % of what it provisions (31.3 %, the issue's
+ * figure, before cuDNN attention on Hopper: docs/model/training.md,
+ * "Attention kernel").
  */
 static void check_example (const char *path, int *onprem)
 {
@@ -162,7 +164,7 @@ static void check_example (const char *path, int *onprem)
             fail_msg ("%s: simulated %.4f < 0.8 x %.4f", o->name,
                       o->utilization, ratio);
         if (!strcmp (o->name, "h100-onprem") && strstr (path, "enterprise"))
-            assert_true (ratio > 0.3 && ratio < 0.33);
+            assert_true (ratio > 0.29 && ratio < 0.31);
     }
     unload (&f);
 }

@@ -134,14 +134,19 @@ static void test_moe_targets (void **state)
     assert_int_equal (tp->n_ok, 15);
     assert_true (tp->median_abs_rel_err <= 0.09);
     print_message ("MoE median, all rows %.3f\n", v->all.median_abs_rel_err);
-    assert_true (v->all.median_abs_rel_err <= 0.08);
+    /* 7.0 % before cuDNN attention on Hopper; 8.3 %: the DeepSeek-V3
+     * report rows (kernel not published, timed 'auto') move from +5.1 /
+     * -2.3 % to +12.1 / -8.3 % (docs/model/training.md, "Attention kernel")
+     */
+    assert_true (v->all.median_abs_rel_err <= 0.084);
     int ds = 0;
     for (size_t i = 0; i < v->n_rows; i++) {
         const struct gp_val_row *r = &v->rows[i];
         assert_int_equal (r->ok, 1);
         if (!strncmp (r->id, "dsv3-report-", 12)) {
             print_message ("%s error %.3f\n", r->id, r->rel_err);
-            assert_true (fabs (r->rel_err) <= 0.10);
+            /* 0.10 before the attention kernel (see above) */
+            assert_true (fabs (r->rel_err) <= 0.125);
             ds++;
         }
     }

@@ -310,11 +310,14 @@ static void test_campaign_goodput (void **state)
      * validation/training/SOURCE.md), 10.3 % in-sample, 9.5 % LOSO;
      * 11.5 % and 9.9 % since the H100 and the A100 40GB hold CUDA's
      * totals (79.11 and 39.50 GiB, "Memory capacity"): the planner's
-     * layouts for the 70B and 405B cards and Falcon change (-42.5 -> -44.5, -12.2 -> -14.2, -1.9 -> -4.1 %)
+     * layouts for the 70B and 405B cards and Falcon change (-42.5 -> -44.5, -12.2 -> -14.2, -1.9 -> -4.1 %);
+     * 12.0 % and 10.3 % with cuDNN attention on Hopper ("Attention
+     * kernel": the three H100 model cards train faster, further under
+     * their GPU-hours)
      */
     assert_int_equal (v->all.n_ok, 8);
-    assert_true (v->all.median_abs_rel_err <= 0.116);
-    assert_true (v->loso_all.median_abs_rel_err <= 0.10);
+    assert_true (v->all.median_abs_rel_err <= 0.12);
+    assert_true (v->loso_all.median_abs_rel_err <= 0.104);
     assert_int_equal (v->fit[family (v, "falcon")].loso_refit, 1);
     assert_int_equal (v->fit[family (v, "llama31card")].loso_refit, 0);
     assert_int_equal (v->fit[family (v, "llama2")].loso_refit, 3);

@@ -165,6 +165,7 @@ static const struct col gen_cols[] = {
     GN (train_gemm_max),
     GN (train_gemm_dim_half),
     GN (train_attn),
+    {"train_attn_cudnn", C_NUM, G (train_attn_cudnn), 1.0, C_OPTCOL},
     GN (train_hbm),
     GN (train_scale_up),
     GN (train_scale_out),

@@ -237,7 +237,7 @@ double gp_train_model_flops_per_token (const struct gp_train_model *m,
 void gp_train_eff_for (const struct gp_generation *g, struct gp_train_eff *eff)
 {
     if (!g) {
-        *eff = (struct gp_train_eff){"none", 1, 0, 1, 1, 1, 1, 0};
+        *eff = (struct gp_train_eff){"none", 1, 0, 1, 1, 1, 1, 0, 0};
         return;
     }
     eff->generation = g->id;
@@ -248,6 +248,24 @@ void gp_train_eff_for (const struct gp_generation *g, struct gp_train_eff *eff)
     eff->scale_up = g->train_scale_up;
     eff->scale_out = g->train_scale_out;
     eff->kernel_s = g->train_kernel_s;
+    eff->attn_cudnn = g->train_attn_cudnn;
+}
+
+double gp_train_attn_eff (const struct gp_train_eff *e, int kernel)
+{
+    if (kernel != GP_ATTN_FA2 && e->attn_cudnn > 0)
+        return e->attn_cudnn;
+    return e->attn;
+}
+
+const char *gp_attn_kernel_str (int kernel)
+{
+    switch (kernel) {
+    case GP_ATTN_AUTO: return "auto";
+    case GP_ATTN_FA2: return "fa2";
+    case GP_ATTN_CUDNN: return "cudnn";
+    default: return NULL;
+    }
 }
 
 void gp_train_hw_from_accel (const struct gp_accel *a,

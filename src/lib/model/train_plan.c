@@ -26,6 +26,7 @@ void gp_train_request_init (struct gp_train_request *rq)
     rq->optimizer_states = -1;
     rq->framework = GP_FW_ANY;
     rq->pp_schedule = -1;
+    rq->attn_kernel = -1;
     rq->sharp = -1;
     rq->finetune = rq->lora_targets = rq->base_precision = -1;
 }
@@ -110,6 +111,8 @@ static void build_job (const struct gp_train_request *rq,
         job->precision = (enum gp_precision)rq->precision;
     if (rq->tp_comm_overlap == 1)
         job->tp_comm_overlap = 1;
+    if (rq->attn_kernel > 0)
+        job->attn_kernel = rq->attn_kernel;
     if (rq->optimizer_states == 1)
         job->optim_bytes = 4 + 2 + 2; /* fp32 master, bf16 m and v */
     if (rq->seq_len > 0)

@@ -20,6 +20,9 @@ static const char *const opt_names[] = {"fp32", "bf16", NULL};
 static const char *const sched_names[] = {"1f1b", "a2a-overlap", "dualpipe",
                                           NULL};
 static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
+/* enum gp_attn_kernel order */
+static const char *const attn_kernel_names[] = {"auto", "fa2", "cudnn",
+                                                NULL};
 static const char *const sharp_names[] = {"off", "on", NULL};
 /* LoRA fine-tuning (docs/model/training.md, "LoRA fine-tuning"): the
  * orders are enum gp_finetune, enum gp_lora_targets and, for
@@ -51,6 +54,7 @@ const struct gp_field gp_train_spec_fields[] = {
     F_ ("precision", GP_F_ENUM, precision, 0, 0, 0, prec_names),
     F_ ("framework", GP_F_ENUM, framework, 0, 0, 0, fw_names),
     F_ ("pp_schedule", GP_F_ENUM, pp_schedule, 0, 0, 0, sched_names),
+    F_ ("attn_kernel", GP_F_ENUM, attn_kernel, 0, 0, 0, attn_kernel_names),
     F_ ("optimizer_states", GP_F_ENUM, optimizer_states, 0, 0, 0,
         opt_names),
     F_ ("top", GP_F_INT, top, 0, 1, 10, NULL),
@@ -144,6 +148,7 @@ void gp_train_spec_request (const struct gp_train_spec *sp,
     rq->optimizer_states = sp->optimizer_states;
     rq->framework = sp->framework;
     rq->pp_schedule = sp->pp_schedule;
+    rq->attn_kernel = sp->attn_kernel;
     rq->top = sp->top;
     rq->gpus_per_node = sp->gpus_per_node;
     rq->scale_up_domain = sp->scale_up_domain;

@@ -325,7 +325,9 @@ static double attn_fwd (const struct tctx *cx, double *attn_b_out,
     double apeak = hw->fp8 && hw->peak_bf16_flops > 0 ? hw->peak_bf16_flops
                                                       : hw->peak_flops;
     if (job->flash_attn) {
-        attn_f = 0.5 * attn_flops / (apeak * e->attn) + e->kernel_s;
+        attn_f = 0.5 * attn_flops
+                     / (apeak * gp_train_attn_eff (e, job->attn_kernel))
+                 + e->kernel_s;
     } else {
         /* unfused: batched GEMMs on the full s x s scores, softmax,
          * mask and dropout through HBM (5 a s^2 b / t bytes written

@@ -434,6 +434,7 @@ static int size_training (struct gp_plan_spec *s, struct plan_memo *memo,
     z->scale_out_bw = hw.scale_out_bw;
     hw.eff.gemm_max *= mfu;
     hw.eff.attn *= mfu;
+    hw.eff.attn_cudnn *= mfu;
     int gpn = os->gpus_per_node;
     double interval = 0;
     if (w->kind == GP_WL_TRAINING)

@@ -229,6 +229,26 @@ static json_t *innet_json (const struct gp_train_plan_result *r,
     return o;
 }
 
+/* The attention kernel the step was timed with (docs/model/training.md,
+ * "Attention kernel"): the job's kernel, the efficiency and the
+ * generations.csv column it comes from.
+ */
+static json_t *attn_json (const struct gp_train_plan_result *r,
+                          const struct gp_train_accel_plan *p)
+{
+    const struct gp_train_eff *e = &p->hw.eff;
+    int k = r->job.attn_kernel;
+    json_t *o = json_object ();
+    json_object_set_new (o, "kernel", json_string (gp_attn_kernel_str (k)));
+    json_object_set_new (o, "efficiency",
+                         json_real (gp_train_attn_eff (e, k)));
+    json_object_set_new (o, "figure",
+                         json_string (k != GP_ATTN_FA2 && e->attn_cudnn > 0
+                                          ? "train_attn_cudnn"
+                                          : "train_attn"));
+    return o;
+}
+
 static json_t *accel_json (const struct gp_train_plan_result *r,
                            const struct gp_train_accel_plan *p)
 {
@@ -249,6 +269,7 @@ static json_t *accel_json (const struct gp_train_plan_result *r,
     json_object_set_new (o, "memory", memory_json (&b->mem));
     json_object_set_new (o, "step", step_json (t));
     json_object_set_new (o, "in_network_reduction", innet_json (r, p));
+    json_object_set_new (o, "attention", attn_json (r, p));
     json_object_set_new (o, "tokens_per_s", json_real (t->tokens_per_s));
     json_object_set_new (o, "tokens_per_s_per_gpu",
                          json_real (t->tokens_per_s_per_gpu));

@@ -45,7 +45,7 @@ static void header (struct rbuf *b, const struct gp_train_plan_result *r)
 
 /* Size, layout, memory, step breakdown and rates. */
 static void shape (struct rbuf *b, const struct gp_train_accel_plan *p,
-                   double seq)
+                   double seq, int attn_kernel)
 {
     const struct gp_train_result *best = &p->top[0];
     const struct gp_train_time *t = &best->time;
@@ -82,6 +82,14 @@ static void shape (struct rbuf *b, const struct gp_train_accel_plan *p,
     if (t->offload_s >= 5e-4)
         gp_rb_printf (b, "    + activation offload %.3f (host copies compute "
                       "does not hide)\n", t->offload_s);
+    /* the attention kernel and its efficiency (docs/model/training.md,
+     * "Attention kernel") */
+    gp_rb_printf (b, "    attention kernel %s: %.0f %% of the 16-bit peak "
+                  "(generations.csv %s)\n", gp_attn_kernel_str (attn_kernel),
+                  100 * gp_train_attn_eff (&p->hw.eff, attn_kernel),
+                  attn_kernel != GP_ATTN_FA2 && p->hw.eff.attn_cudnn > 0
+                      ? "train_attn_cudnn"
+                      : "train_attn");
     gp_rb_printf (b, "  %.0f tokens/s (%.1f per GPU), %.0f TFLOP/s per GPU, MFU "
                 "%.1f %%, HFU %.1f %%\n",
              t->tokens_per_s, t->tokens_per_s_per_gpu,
@@ -267,7 +275,7 @@ char *gp_report_train_text (const struct gp_train_plan_result *r)
                      gp_train_reason_text (r, p, why, sizeof why));
             continue;
         }
-        shape (b, p, r->job.seq_len);
+        shape (b, p, r->job.seq_len, r->job.attn_kernel);
         innet (b, r, p);
         outcome (b, p);
         curve (b, r, p);

@@ -37,6 +37,7 @@ enum {
     C_MOE_G, C_MOE_GK, /* optional: moe_groups, moe_group_topk */
     C_REMAT_OFF, C_LOGITS, /* optional: remat_offload, logits (row_job) */
     C_WDTYPE, /* optional: weight_dtype (row_job) */
+    C_ATTN_K, /* optional: attn_kernel (row_job) */
     C_N
 };
 
@@ -57,6 +58,7 @@ static const char *const col_names[C_N] = {
     "moe_groups", "moe_group_topk",
     "remat_offload", "logits",
     "weight_dtype",
+    "attn_kernel",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -70,7 +72,8 @@ static int optional_col (int i)
            || i == C_FT || i == C_LRANK
            || i == C_OVSUB || i == C_NIC
            || i == C_MOE_G || i == C_MOE_GK
-           || i == C_REMAT_OFF || i == C_LOGITS || i == C_WDTYPE;
+           || i == C_REMAT_OFF || i == C_LOGITS || i == C_WDTYPE
+           || i == C_ATTN_K;
 }
 
 struct vrow {
@@ -162,7 +165,7 @@ static int inum (const struct vrow *r, int c, int dflt)
 
 static const char *const eff_keys[] = {"gemm_max", "gemm_dim_half", "attn",
                                        "hbm", "scale_up", "scale_out",
-                                       "kernel_s"};
+                                       "kernel_s", "attn_cudnn"};
 
 int gp_eff_override_parse (const char *arg, struct gp_eff_override *o,
                            gp_error_t *err)
@@ -195,7 +198,7 @@ bad:
                          "bad efficiency override '%s' (GEN.KEY=VALUE, GEN "
                          "ampere|hopper|blackwell|cdna3|other|all, KEY "
                          "gemm_max|gemm_dim_half|attn|hbm|scale_up|"
-                         "scale_out|kernel_s)", arg);
+                         "scale_out|kernel_s|attn_cudnn)", arg);
 }
 
 static void apply_overrides (const struct gp_validate_request *rq,
@@ -214,6 +217,7 @@ static void apply_overrides (const struct gp_validate_request *rq,
         case GP_EFF_SCALE_UP: f->scale_up = e->value; break;
         case GP_EFF_SCALE_OUT: f->scale_out = e->value; break;
         case GP_EFF_KERNEL_S: f->kernel_s = e->value; break;
+        case GP_EFF_ATTN_CUDNN: f->attn_cudnn = e->value; break;
         }
     }
 }
@@ -422,6 +426,12 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
      */
     job->remat_offload = !strcmp (r->f[C_REMAT_OFF], "checkpoints");
     job->logits_xla = !strcmp (r->f[C_LOGITS], "xla");
+    /* the attention kernel of the row's stack (blank: what Transformer
+     * Engine selects; cell checked by memory_cells_check)
+     */
+    job->attn_kernel = !strcmp (r->f[C_ATTN_K], "fa2")     ? GP_ATTN_FA2
+                       : !strcmp (r->f[C_ATTN_K], "cudnn") ? GP_ATTN_CUDNN
+                                                           : GP_ATTN_AUTO;
     /* weight_dtype bf16 (MaxText): the parameters, their gradients and
      * optax's Adam moments (mu_dtype unset, nu as the parameters) in
      * 16 bit: gradients 2 B, master + moments 2 + 2 + 2 B
@@ -643,6 +653,7 @@ static int memory_cells_check (const struct vfile *v, const struct vrow *r,
         {C_REMAT_OFF, "none", "checkpoints"},
         {C_LOGITS, "fp32", "xla"},
         {C_WDTYPE, "fp32", "bf16"},
+        {C_ATTN_K, "fa2", "cudnn"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         const char *x = r->f[c[i].col];
