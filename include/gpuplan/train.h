@@ -136,6 +136,13 @@ struct gp_train_job {
                                * userbuffers, Megatron --tp-comm-overlap);
                                * 0 (default): exposed.  docs/model/
                                * training.md, "TP communication overlap" */
+    int grad_reduce_after;    /* 1: the data-parallel gradient reduction
+                               * runs after the last backward, nothing of
+                               * it hidden (DeepSpeed's engines, Megatron-LM
+                               * --DDP-impl local); 0 (default): bucketed
+                               * under the last micro-batch's backward.
+                               * docs/model/training.md, "Gradient
+                               * reduction after the backward" */
     /* MoE (docs/model/training.md, "MoE: routing imbalance, overlap,
      * expert GEMMs and host overhead"); all 0 by default.
      */

@@ -812,9 +812,12 @@ static double dp_exposed_s (const struct tctx *cx, const struct layer_mb *x,
                          : gather_s (gb * PX, ndx, bwx, lat)
                                + gather_s (job->weight_bytes * PX, ndx, bwx,
                                            lat);
-            /* overlapped with the last micro-batch's backward */
+            /* overlapped with the last micro-batch's backward, unless
+             * the stack reduces after it (job->grad_reduce_after)
+             */
             double win = Ls * bwd;
-            dp_exposed = c - GRAD_OVERLAP * (c < win ? c : win);
+            double ov = job->grad_reduce_after ? 0 : GRAD_OVERLAP;
+            dp_exposed = c - ov * (c < win ? c : win);
         }
     }
     return dp_exposed;

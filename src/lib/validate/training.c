@@ -38,6 +38,7 @@ enum {
     C_REMAT_OFF, C_LOGITS, /* optional: remat_offload, logits (row_job) */
     C_WDTYPE, /* optional: weight_dtype (row_job) */
     C_ATTN_K, /* optional: attn_kernel (row_job) */
+    C_GRAD_RED, /* optional: grad_reduce (row_job) */
     C_N
 };
 
@@ -59,6 +60,7 @@ static const char *const col_names[C_N] = {
     "remat_offload", "logits",
     "weight_dtype",
     "attn_kernel",
+    "grad_reduce",
 };
 
 /* Columns a file may leave out (docs/formats/train.md). */
@@ -73,7 +75,7 @@ static int optional_col (int i)
            || i == C_OVSUB || i == C_NIC
            || i == C_MOE_G || i == C_MOE_GK
            || i == C_REMAT_OFF || i == C_LOGITS || i == C_WDTYPE
-           || i == C_ATTN_K;
+           || i == C_ATTN_K || i == C_GRAD_RED;
 }
 
 struct vrow {
@@ -432,6 +434,8 @@ static int row_job (const struct vrow *r, struct gp_train_job *job,
     job->attn_kernel = !strcmp (r->f[C_ATTN_K], "fa2")     ? GP_ATTN_FA2
                        : !strcmp (r->f[C_ATTN_K], "cudnn") ? GP_ATTN_CUDNN
                                                            : GP_ATTN_AUTO;
+    /* when the stack reduces gradients (blank: overlapped) */
+    job->grad_reduce_after = !strcmp (r->f[C_GRAD_RED], "after");
     /* weight_dtype bf16 (MaxText): the parameters, their gradients and
      * optax's Adam moments (mu_dtype unset, nu as the parameters) in
      * 16 bit: gradients 2 B, master + moments 2 + 2 + 2 B
@@ -654,6 +658,7 @@ static int memory_cells_check (const struct vfile *v, const struct vrow *r,
         {C_LOGITS, "fp32", "xla"},
         {C_WDTYPE, "fp32", "bf16"},
         {C_ATTN_K, "fa2", "cudnn"},
+        {C_GRAD_RED, "overlap", "after"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         const char *x = r->f[c[i].col];
