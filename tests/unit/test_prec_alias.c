@@ -229,7 +229,7 @@ static void test_int8 (void **state)
     gp_train_hw_from_accel (accel ("H100-SXM"), GP_PREC_INT8, &hw);
     assert_false (hw.fp8);
     gp_train_hw_from_accel (accel ("TPU-V3"), GP_PREC_INT8, &hw);
-    assert_false (hw.fp8); /* 'other' row, but no INT8 peak */
+    assert_false (hw.fp8); /* 'tpu' row, but no INT8 peak */
 }
 
 /* The planner refuses a 4-bit request on a generation without a 4-bit

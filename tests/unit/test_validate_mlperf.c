@@ -238,6 +238,13 @@ static void test_mlperf_published (void **state)
     for (size_t i = 0; i < v->n_rows; i++)
         assert_int_equal (v->rows[i].measure, GP_MEAS_TIME_TO_TRAIN_MIN);
     assert_true (row (v, "mlpv40tpu-v5p512")->ok);
+    /* INT8 (AQT) on TPU v5p: the 'tpu' GEMM ceiling 0.92 times the
+     * int8,tpu gemm_eff 0.65 (google/aqt README's 1.3x step-time
+     * reduction / 2; docs/model/training.md, "Precision") predicts
+     * -5.7 % (-5.9 % with the 'other' factors; -31.8 % with 0.92 and
+     * gemm_eff 1)
+     */
+    assert_true (fabs (row (v, "mlpv40tpu-v5p512")->rel_err) <= 0.07);
     /* LoRA rows (held out: validation/training/SOURCE.md) are modelled,
      * with their evaluations: 5 and 7 x 173 samples x 8,192 tokens
      */

@@ -35,6 +35,11 @@ static const struct {
     {"fp8", "FP8 precision terms (attention at the BF16 peak, weight cast once per step, 5 B current-scaling cast)"},
     {"moe", "MoE host time per eager operator (31 us; set on the MXFP8 DGX B200 run of Megatron-Bridge PR #1760, not a validation row)"},
     {"moe", "a2a-overlap schedule host time (1.6 ms per MoE layer and micro-batch; set on the BF16 DGX B200 pair of Megatron-Bridge PR #1760, not a validation row)"},
+    /* TPU factors: both values are read from their sources, but were
+     * chosen with the TPU rows' residuals known (docs/model/training.md,
+     * "Efficiency factors"), so they are listed */
+    {"tpu", "gemm_max (0.60 -> 0.92; XLA bf16 matmul 8192^3 on TPU v5e, JAX Pallas TPU matmul guide; maxtext/mxtier residuals known)"},
+    {"tpu", "int8 gemm_eff (1 -> 0.65; AQT 1.2-1.4x step-time reduction, google/aqt README; the MLPerf v4.0 GPT-3 v5p residual known)"},
     /* serving model (docs/model/inference.md, "Host work and front end"
      * and "Engines and vendor stacks"): scope "serving:" and an engine
      * stack (gp_infer_val_row.stack) or a generation; it never matches a
