@@ -158,13 +158,24 @@ static int build_hw (const struct gp_catalog *cat,
     /* MXFP8, NVFP4 and delayed-scaling FP8 need a precisions.csv row for
      * the generation (docs/model/training.md, "Precision")
      */
-    if (prec >= GP_PREC_MXFP8 && !hw->fp8)
+    if (prec >= GP_PREC_MXFP8 && !hw->fp8) {
+        /* a row exists but the accelerator gives no peak for the
+         * precision's format (e.g. int8 on TPU v3)
+         */
+        if (gp_train_prec_for (prec, acc->gen ? acc->gen->id : NULL))
+            return gp_errprintf (err, GP_EINVAL,
+                                 "train: precision %s is not supported on "
+                                 "%s (data/catalog/accelerators.csv gives "
+                                 "it no %s peak)",
+                                 gp_precision_str (prec), acc->id,
+                                 gp_precision_str (prec));
         return gp_errprintf (err, GP_EINVAL,
                              "train: precision %s is not supported on %s "
                              "(no data/catalog/precisions.csv row for the "
                              "%s generation)",
                              gp_precision_str (prec), acc->id,
                              acc->gen ? acc->gen->id : "(none)");
+    }
     /* IB SHARP: only on a switch whose catalog rows give it (Quantum
      * InfiniBand; an Ethernet switch has no sharp_algbw_share row).
      */
