@@ -19,8 +19,10 @@
  *   a model of 2 layers: 468e9 / (2 x 2 x 8 x 128 x 1 x 256) = 446,289
  *     requests, capped at 4,096 -> 4,096; tokens 4,096 x 2 = 8,192 ->
  *     8,192.
+ *   with attention data parallelism the limit is per rank: 4 x 512.
  * Padding to the recipe's graph sizes 1, 2, 4, ..., 256, 384, 512, 1024,
- * 2048, 4096, 8192, only up to the engine's max_batch.
+ * 2048, 4096, 8192, only up to the engine's max_batch; per rank with
+ * attention data parallelism.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -82,15 +84,21 @@ static void test_bench_limits (void **state)
     assert_int_equal (gp__trtllm_bench_settings (&m, 20000, 2000, &e), 1);
     assert_int_equal (e.max_batch, 96);
     assert_int_equal (e.max_num_tokens, 2048);
+    /* attention data parallelism: the same estimate (the harness does not
+     * know it), max_batch_size per rank: 4 x 512 for the replica */
+    m.cfg.attn_dp = 1;
+    assert_int_equal (gp__trtllm_bench_settings (&m, 128, 4096, &e), 1);
+    assert_int_equal (e.max_batch, 2048);
+    assert_int_equal (e.max_num_tokens, 2048);
+    m.cfg.attn_dp = 0;
     a.layers = 2;
-    a.kv_heads = 8;
     assert_int_equal (gp__trtllm_bench_settings (&m, 128, 128, &e), 1);
     assert_int_equal (e.max_batch, 4096);
     assert_int_equal (e.max_num_tokens, 8192);
 }
 
 /* Where the heuristic is not taken: MLA (the harness's KV estimate does
- * not describe a latent cache), attention data parallelism, no room. */
+ * not describe a latent cache), no room. */
 static void test_bench_not_applied (void **state)
 {
     (void)state;
@@ -103,9 +111,6 @@ static void test_bench_not_applied (void **state)
     a.attention = GP_ATTN_MLA;
     assert_int_equal (gp__trtllm_bench_settings (&m, 128, 128, &e), 0);
     a.attention = GP_ATTN_GQA;
-    m.cfg.attn_dp = 1;
-    assert_int_equal (gp__trtllm_bench_settings (&m, 128, 128, &e), 0);
-    m.cfg.attn_dp = 0;
     m.pc.total = 2000e9; /* 1,000e9 B of NVFP4 weights on 720e9 B */
     assert_int_equal (gp__trtllm_bench_settings (&m, 128, 128, &e), 0);
     assert_memory_equal (&e, &keep, sizeof e);
@@ -130,6 +135,16 @@ static void test_graph_batch (void **state)
     m.cfg.eng.max_batch = 2048;
     assert_true (gp__infer_graph_batch (&m, 600) == 1024);
     assert_true (gp__infer_graph_batch (&m, 9000) == 9000);
+    /* attention data parallelism over 4 ranks, 512 per rank: 1,000
+     * sequences are 250 per rank -> graphs of 256 -> 1,024; 1,600 -> 400
+     * -> 512 -> 2,048; 2,100 -> 525 -> 1,024 per rank, above the limit:
+     * not padded; 1,024 -> 256 per rank exactly: 1,024 */
+    m.cfg.attn_dp = 1;
+    m.cfg.tp = 4;
+    assert_true (gp__infer_graph_batch (&m, 1000) == 1024);
+    assert_true (gp__infer_graph_batch (&m, 1600) == 2048);
+    assert_true (gp__infer_graph_batch (&m, 2100) == 2100);
+    assert_true (gp__infer_graph_batch (&m, 1024) == 1024);
 }
 
 /* A padded decode step of 300 sequences costs the GEMMs and collectives

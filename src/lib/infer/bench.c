@@ -3,7 +3,8 @@
  * TensorRT-LLM's `trtllm-bench throughput` (PyTorch backend) without
  * --max_batch_size/--max_num_tokens sizes the engine from the dataset's
  * mean lengths and a memory estimate of its own, and the perf-overview
- * recipe pads decode-only batches to captured CUDA graph sizes
+ * recipe pads decode-only batches to captured CUDA graph sizes (per rank
+ * with attention data parallelism, whose max_batch_size is per rank)
  * (docs/model/inference.md, "trtllm-bench settings and CUDA graph
  * padding").
  */
@@ -53,7 +54,7 @@ int gp__trtllm_bench_settings (const struct gp_serve_model *m, double isl,
                                double osl, struct gp_engine_params *eng)
 {
     const struct gp_arch *a = m->cfg.arch;
-    if (!a || a->attention == GP_ATTN_MLA || m->cfg.attn_dp || !(isl > 0)
+    if (!a || a->attention == GP_ATTN_MLA || !(isl > 0)
         || !(osl > 0))
         return 0;
     int tp = m->cfg.tp, pp = m->cfg.pp > 0 ? m->cfg.pp : 1;
@@ -71,7 +72,7 @@ int gp__trtllm_bench_settings (const struct gp_serve_model *m, double isl,
     if (raw_tok > 32768)
         raw_tok = 32768;
     *eng = m->cfg.eng;
-    eng->max_batch = round_bs (raw_bs);
+    eng->max_batch = round_bs (raw_bs) * (m->cfg.attn_dp ? tp : 1);
     eng->max_num_tokens = round_tok (raw_tok);
     eng->graph_pad = 1;
     return 1;

@@ -718,12 +718,17 @@ double gp__infer_graph_batch (const struct gp_serve_model *m, double n)
 {
     if (!m->cfg.eng.graph_pad || !(n > 0))
         return n;
+    /* attention data parallelism: every rank runs its own batch and its
+     * own graphs (max_batch_size per rank): n/tp per rank, rounded up */
+    double r = m->cfg.attn_dp && m->cfg.tp > 1 ? m->cfg.tp : 1.0;
+    double per = r > 1 ? ceil (n / r) : n;
     for (size_t i = 0; i < sizeof graph_sizes / sizeof graph_sizes[0]; i++)
-        if (graph_sizes[i] >= n)
+        if (graph_sizes[i] >= per) {
             /* a padded batch above the engine's max_batch_size runs
              * without a graph, at its own size */
-            return graph_sizes[i] <= m->cfg.eng.max_batch ? graph_sizes[i]
-                                                           : n;
+            double g = graph_sizes[i] * r;
+            return g <= m->cfg.eng.max_batch && g > n ? g : n;
+        }
     return n;
 }
 
