@@ -91,6 +91,18 @@ static void test_bench_limits (void **state)
     assert_int_equal (e.max_batch, 2048);
     assert_int_equal (e.max_num_tokens, 2048);
     m.cfg.attn_dp = 0;
+    /* the device memory the driver reports where the catalog has it
+     * (NVML's total in the harness): 190e9 B per GPU, cache 0.9 x (760e9
+     * - 200e9) = 504e9; 2048/128: 504e9 / 561,512,448 = 897.6 requests ->
+     * 1,024; tokens 897.6 x 17 = 15,259 -> 15,360 */
+    struct gp_accel acc;
+    memset (&acc, 0, sizeof acc);
+    acc.cuda_mem_bytes = 190e9;
+    m.cfg.accel = &acc;
+    assert_int_equal (gp__trtllm_bench_settings (&m, 2048, 128, &e), 1);
+    assert_int_equal (e.max_batch, 1024);
+    assert_int_equal (e.max_num_tokens, 15360);
+    m.cfg.accel = NULL;
     a.layers = 2;
     assert_int_equal (gp__trtllm_bench_settings (&m, 128, 128, &e), 1);
     assert_int_equal (e.max_batch, 4096);

@@ -61,7 +61,14 @@ int gp__trtllm_bench_settings (const struct gp_serve_model *m, double isl,
     double kvh = a->kv_heads > tp ? a->kv_heads : tp;
     double per_tok = 2.0 * a->layers * kvh * a->head_dim
                      * bench_bytes (m->cfg.kv_dtype);
-    double avail = m->mem_bytes * tp * pp
+    /* the device's total memory as NVML reports it (get_device_memory,
+     * tensorrt_llm/bench/build/utils.py): the catalog's driver-reported
+     * size where it has one, else its datasheet size */
+    const struct gp_accel *acc = m->cfg.accel;
+    double dev = acc && acc->cuda_mem_bytes > 0 && !(m->cfg.slice_mem_bytes > 0)
+                     ? acc->cuda_mem_bytes
+                     : m->mem_bytes;
+    double avail = dev * tp * pp
                    - m->pc.total * bench_bytes (m->cfg.weight_dtype);
     double frac = m->cfg.eng.mem_fraction > 0 ? m->cfg.eng.mem_fraction : 0.9;
     double req = avail * frac / (per_tok * (isl + osl));
