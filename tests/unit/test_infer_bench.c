@@ -206,6 +206,49 @@ static void test_padded_step (void **state)
     assert_true (gp__infer_decode_time (&d, ctx) == padded);
 }
 
+/* The validation rows that get the harness's settings: engine trtllm,
+ * mode offline, a source naming trtllm-bench and the PyTorch backend, and
+ * no limits of the row's own.  The same row with another source, or with
+ * the engine defaults given as its own limits (2,048 sequences, 8,192
+ * tokens), is predicted exactly as before the harness was modelled. */
+static void test_validate_rows (void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gp_infer_bench_XXXXXX";
+    int fd = mkstemp (path);
+    assert_true (fd >= 0);
+    FILE *f = fdopen (fd, "w");
+    assert_non_null (f);
+    const char *row = "llama3.1-8b,H100-SXM,1,1,1,fp8,,trtllm,offline,,128,"
+                      "4096,14325,";
+    fprintf (f, "id,zoo,gpu,num_gpus,tp,pp,weight_precision,kv_precision,"
+                "engine,mode,concurrency,input_len,output_len,"
+                "measured_output_tok_s,measured_ttft_ms,measured_tpot_ms,"
+                "layers,hidden,ffn_hidden,heads,kv_heads,head_dim,vocab,"
+                "attention,moe_experts,moe_topk,moe_ffn_hidden,"
+                "max_num_seqs,max_num_batched_tokens,source\n");
+    fprintf (f, "bench-a,%s,,,,,,,,,,,,,,,\"trtllm-bench throughput, "
+                "PyTorch backend\"\n", row);
+    fprintf (f, "other-a,%s,,,,,,,,,,,,,,,\"a serving benchmark\"\n", row);
+    fprintf (f, "bench-b,%s,,,,,,,,,,,,,2048,8192,\"trtllm-bench "
+                "throughput, PyTorch backend\"\n", row);
+    fclose (f);
+    struct gp_infer_val v;
+    gp_error_t err = {0};
+    int rc = gp_infer_validate (path, cat, zoo, &v, &err);
+    unlink (path);
+    if (rc)
+        print_message ("%s\n", err.text);
+    assert_int_equal (rc, 0);
+    assert_int_equal (v.n_rows, 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal (v.rows[i].ok, 1);
+    /* KV-limited batches padded to the next graph: slower */
+    assert_true (v.rows[0].predicted < v.rows[1].predicted);
+    assert_true (v.rows[2].predicted == v.rows[1].predicted);
+    gp_infer_val_free (&v);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +256,7 @@ int main (void)
         cmocka_unit_test (test_bench_not_applied),
         cmocka_unit_test (test_graph_batch),
         cmocka_unit_test (test_padded_step),
+        cmocka_unit_test (test_validate_rows),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

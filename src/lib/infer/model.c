@@ -709,7 +709,8 @@ double gp_infer_ep_imbalance (double slots, int ep, int topk, int experts,
 
 /* Batch sizes of the CUDA graphs captured by the TensorRT-LLM perf-overview
  * recipe (its llm_options.yml, cuda_graph_config batch_sizes, with
- * enable_padding: docs/model/inference.md, "CUDA graph padding").
+ * enable_padding: docs/model/inference.md, "trtllm-bench settings and
+ * CUDA graph padding").
  */
 static const int graph_sizes[] = {1,   2,   4,   8,    16,   32,   64,  128,
                                   256, 384, 512, 1024, 2048, 4096, 8192};
