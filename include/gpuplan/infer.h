@@ -99,6 +99,12 @@ struct gp_engine_params {
                              * the previous one (SGLang's overlap
                              * scheduler): an iteration takes the larger of
                              * the two instead of their sum */
+    int graph_pad;          /* 1: a decode-only iteration runs the CUDA
+                             * graph of the next captured batch size
+                             * (gp__infer_graph_batch), its GEMMs and
+                             * collectives at that many tokens (TensorRT-LLM
+                             * PyTorch backend, cuda_graph_config
+                             * enable_padding); 0: at its own size */
 };
 
 /* Fill '*p' with the scheduler and runtime constants of engine 'e'

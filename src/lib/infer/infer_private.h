@@ -164,6 +164,25 @@ static inline double gp__infer_overlap (double gpu, double iter, double seq)
 void gp__infer_decode_prep (const struct gp_serve_model *m, int n_dec,
                             struct gp__decode_step *d);
 
+/* The tokens a decode-only iteration of 'n' sequences computes: with
+ * m->cfg.eng.graph_pad, the smallest captured CUDA graph batch size >= n
+ * when it is within the engine's max_batch, else 'n'; with attention data
+ * parallelism per rank: tp x the graph size >= ceil(n / tp) (docs/model/
+ * inference.md, "CUDA graph padding").
+ */
+double gp__infer_graph_batch (const struct gp_serve_model *m, double n);
+
+/* The limits `trtllm-bench throughput` (PyTorch backend) sets when the run
+ * gives none, for replica 'm' and mean lengths 'isl', 'osl': '*eng' becomes
+ * m's engine with tuning.py's max_batch_size and max_num_tokens and CUDA
+ * graph padding on (bench.c; docs/model/inference.md).  Returns 1, or 0
+ * (eng untouched) where the heuristic does not apply here (MLA, no room).
+ * With attention data parallelism the limit is per rank: max_batch is
+ * tp times the harness's value.
+ */
+int gp__trtllm_bench_settings (const struct gp_serve_model *m, double isl,
+                               double osl, struct gp_engine_params *eng);
+
 static inline double gp__infer_decode_time (const struct gp__decode_step *d,
                                             double ctx)
 {

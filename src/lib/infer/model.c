@@ -707,6 +707,32 @@ double gp_infer_ep_imbalance (double slots, int ep, int topk, int experts,
     return imb < cap ? imb : cap;
 }
 
+/* Batch sizes of the CUDA graphs captured by the TensorRT-LLM perf-overview
+ * recipe (its llm_options.yml, cuda_graph_config batch_sizes, with
+ * enable_padding: docs/model/inference.md, "trtllm-bench settings and
+ * CUDA graph padding").
+ */
+static const int graph_sizes[] = {1,   2,   4,   8,    16,   32,   64,  128,
+                                  256, 384, 512, 1024, 2048, 4096, 8192};
+
+double gp__infer_graph_batch (const struct gp_serve_model *m, double n)
+{
+    if (!m->cfg.eng.graph_pad || !(n > 0))
+        return n;
+    /* attention data parallelism: every rank runs its own batch and its
+     * own graphs (max_batch_size per rank): n/tp per rank, rounded up */
+    double r = m->cfg.attn_dp && m->cfg.tp > 1 ? m->cfg.tp : 1.0;
+    double per = r > 1 ? ceil (n / r) : n;
+    for (size_t i = 0; i < sizeof graph_sizes / sizeof graph_sizes[0]; i++)
+        if (graph_sizes[i] >= per) {
+            /* a padded batch above the engine's max_batch_size runs
+             * without a graph, at its own size */
+            double g = graph_sizes[i] * r;
+            return g <= m->cfg.eng.max_batch && g > n ? g : n;
+        }
+    return n;
+}
+
 double gp_infer_iter_time (const struct gp_serve_model *m,
                            const struct gp_iter_load *load,
                            struct gp_iter_time *out)
@@ -715,6 +741,12 @@ double gp_infer_iter_time (const struct gp_serve_model *m,
     memset (&o, 0, sizeof o);
     int pp = m->cfg.pp > 0 ? m->cfg.pp : 1;
     struct gp_iter_load s = *load;
+    if (s.n_prefill == 0 && m->cfg.eng.graph_pad) {
+        /* decode only: the padded CUDA graph's GEMMs; the padding
+         * requests attend to no context */
+        s.n_decode = gp__infer_graph_batch (m, s.n_decode);
+        s.n_logits = gp__infer_graph_batch (m, s.n_logits);
+    }
     s.n_decode /= pp;
     s.decode_ctx /= pp;
     s.n_prefill /= pp;
@@ -746,8 +778,8 @@ void gp__infer_decode_prep (const struct gp_serve_model *m, int n_dec,
     memset (&o, 0, sizeof o);
     int pp = m->cfg.pp > 0 ? m->cfg.pp : 1;
     /* the stage load of gp_infer_iter_time without its context */
-    struct gp_iter_load s = {(double)n_dec / pp, 0.0, 0.0 / pp, 0.0 / pp,
-                             (double)n_dec / pp};
+    double g = gp__infer_graph_batch (m, n_dec);
+    struct gp_iter_load s = {g / pp, 0.0, 0.0 / pp, 0.0 / pp, g / pp};
     stage_time (m, &s, &o);
     gp__infer_attn_coef (m, &d->a);
     d->gemm = o.gemm_s;

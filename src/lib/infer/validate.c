@@ -26,6 +26,7 @@ enum {
     C_TPOT99, C_E2E, C_E2E90, C_E2E99,
     C_ASYNC, /* optional: 1 when the engine overlapped its host work */
     C_RRR,   /* optional: the benchmark's random_range_ratio */
+    C_SOURCE, /* optional: where the row comes from (its recipe) */
     C_N
 };
 
@@ -40,6 +41,7 @@ static const char *col_names[C_N] = {
     "measured_ttft_p90_ms", "measured_ttft_p99_ms", "measured_tpot_p90_ms",
     "measured_tpot_p99_ms", "measured_e2e_ms", "measured_e2e_p90_ms",
     "measured_e2e_p99_ms", "async_scheduling", "random_range_ratio",
+    "source",
 };
 
 static void range_ratio_lengths (double r, struct gp_workload *w);
@@ -304,6 +306,16 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
     if (gp_infer_prepare (&c, d[C_IN] + d[C_OUT], &m, &e)) {
         unsupported (o, e.text);
         return;
+    }
+    if (eng == GP_ENGINE_TRTLLM && !strcmp (cell (V, r, C_MODE), "offline")
+        && strstr (cell (V, r, C_SOURCE), "trtllm-bench")
+        && strstr (cell (V, r, C_SOURCE), "PyTorch backend")
+        && d[C_MAXSEQ] < 1 && d[C_MAXTOK] < 1
+        && gp__trtllm_bench_settings (&m, d[C_IN], d[C_OUT], &c.eng)) {
+        if (gp_infer_prepare (&c, d[C_IN] + d[C_OUT], &m, &e)) {
+            unsupported (o, e.text);
+            return;
+        }
     }
     /* the run's engine version: its host work overlapped with the GPU's
      * or not, in place of the stack's current version
