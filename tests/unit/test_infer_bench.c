@@ -207,10 +207,11 @@ static void test_padded_step (void **state)
 }
 
 /* The validation rows that get the harness's settings: engine trtllm,
- * mode offline, a source naming trtllm-bench and the PyTorch backend, and
- * no limits of the row's own.  The same row with another source, or with
- * the engine defaults given as its own limits (2,048 sequences, 8,192
- * tokens), is predicted exactly as before the harness was modelled. */
+ * mode offline, harness trtllm-bench (the row's source names
+ * trtllm-bench and the PyTorch backend), and no limits of the row's own.
+ * The same row without the harness, or with the engine defaults given as
+ * its own limits (2,048 sequences, 8,192 tokens), is predicted exactly as
+ * before the harness was modelled; another harness value is bad input. */
 static void test_validate_rows (void **state)
 {
     (void)state;
@@ -226,12 +227,12 @@ static void test_validate_rows (void **state)
                 "measured_output_tok_s,measured_ttft_ms,measured_tpot_ms,"
                 "layers,hidden,ffn_hidden,heads,kv_heads,head_dim,vocab,"
                 "attention,moe_experts,moe_topk,moe_ffn_hidden,"
-                "max_num_seqs,max_num_batched_tokens,source\n");
+                "max_num_seqs,max_num_batched_tokens,source,harness\n");
     fprintf (f, "bench-a,%s,,,,,,,,,,,,,,,\"trtllm-bench throughput, "
-                "PyTorch backend\"\n", row);
-    fprintf (f, "other-a,%s,,,,,,,,,,,,,,,\"a serving benchmark\"\n", row);
+                "PyTorch backend\",trtllm-bench\n", row);
+    fprintf (f, "other-a,%s,,,,,,,,,,,,,,,\"a serving benchmark\",\n", row);
     fprintf (f, "bench-b,%s,,,,,,,,,,,,,2048,8192,\"trtllm-bench "
-                "throughput, PyTorch backend\"\n", row);
+                "throughput, PyTorch backend\",trtllm-bench\n", row);
     fclose (f);
     struct gp_infer_val v;
     gp_error_t err = {0};
@@ -247,6 +248,25 @@ static void test_validate_rows (void **state)
     assert_true (v.rows[0].predicted < v.rows[1].predicted);
     assert_true (v.rows[2].predicted == v.rows[1].predicted);
     gp_infer_val_free (&v);
+
+    /* a harness the model does not know: file, line and column named */
+    fd = mkstemp (strcpy (path, "/tmp/gp_infer_bench_XXXXXX"));
+    assert_true (fd >= 0);
+    f = fdopen (fd, "w");
+    assert_non_null (f);
+    fprintf (f, "id,zoo,gpu,num_gpus,tp,pp,weight_precision,kv_precision,"
+                "engine,mode,concurrency,input_len,output_len,"
+                "measured_output_tok_s,measured_ttft_ms,measured_tpot_ms,"
+                "layers,hidden,ffn_hidden,heads,kv_heads,head_dim,vocab,"
+                "attention,moe_experts,moe_topk,moe_ffn_hidden,harness\n");
+    fprintf (f, "bad-a,%s,,,,,,,,,,,,,genai-perf\n", row);
+    fclose (f);
+    rc = gp_infer_validate (path, cat, zoo, &v, &err);
+    unlink (path);
+    assert_int_not_equal (rc, 0);
+    assert_non_null (strstr (err.text, ":2:"));
+    assert_non_null (strstr (err.text, "'harness'"));
+    assert_non_null (strstr (err.text, "genai-perf"));
 }
 
 int main (void)

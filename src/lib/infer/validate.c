@@ -27,6 +27,8 @@ enum {
     C_ASYNC, /* optional: 1 when the engine overlapped its host work */
     C_RRR,   /* optional: the benchmark's random_range_ratio */
     C_SOURCE, /* optional: where the row comes from (its recipe) */
+    C_HARNESS, /* optional: the benchmark harness that set the engine's
+                * limits (trtllm-bench) */
     C_N
 };
 
@@ -42,6 +44,7 @@ static const char *col_names[C_N] = {
     "measured_tpot_p99_ms", "measured_e2e_ms", "measured_e2e_p90_ms",
     "measured_e2e_p99_ms", "async_scheduling", "random_range_ratio",
     "source",
+    "harness",
 };
 
 static void range_ratio_lengths (double r, struct gp_workload *w);
@@ -308,8 +311,7 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
         return;
     }
     if (eng == GP_ENGINE_TRTLLM && !strcmp (cell (V, r, C_MODE), "offline")
-        && strstr (cell (V, r, C_SOURCE), "trtllm-bench")
-        && strstr (cell (V, r, C_SOURCE), "PyTorch backend")
+        && !strcmp (cell (V, r, C_HARNESS), "trtllm-bench")
         && d[C_MAXSEQ] < 1 && d[C_MAXTOK] < 1
         && gp__trtllm_bench_settings (&m, d[C_IN], d[C_OUT], &c.eng)) {
         if (gp_infer_prepare (&c, d[C_IN] + d[C_OUT], &m, &e)) {
@@ -436,6 +438,12 @@ static int row_checks (const struct vctx *V, const struct gp_csv_row *r,
                              "%s:%zu: column 'async_scheduling': '%s' is "
                              "neither 0 nor 1",
                              V->path, r->line, cell (V, r, C_ASYNC));
+    if (*cell (V, r, C_HARNESS) && strcmp (cell (V, r, C_HARNESS),
+                                           "trtllm-bench"))
+        return gp_errprintf (err, GP_EPARSE,
+                             "%s:%zu: column 'harness': '%s' is not "
+                             "trtllm-bench (or blank)",
+                             V->path, r->line, cell (V, r, C_HARNESS));
     if (*cell (V, r, C_RRR) && !(d[C_RRR] >= 0 && d[C_RRR] <= 1))
         return gp_errprintf (err, GP_EPARSE,
                              "%s:%zu: column 'random_range_ratio': '%s' is "
