@@ -283,6 +283,53 @@ static double row_frontend (const struct gp_serve_cfg *c, enum gp_engine eng,
     return gp__infer_frontend_s (w->in_len) + st->frontend_s;
 }
 
+/* The row's workload for one of its 'replicas' (mode offline,
+ * concurrency, batch or rate); -1 with the row marked unsupported.
+ */
+static int row_workload (const struct vctx *V, const struct gp_csv_row *r,
+                         const double *d, int replicas,
+                         struct gp_workload *wp, struct gp_infer_val_row *o)
+{
+    struct gp_workload w;
+    memset (&w, 0, sizeof w);
+    w.in_len = d[C_IN];
+    w.out_len = d[C_OUT];
+    if (*cell (V, r, C_RRR))
+        range_ratio_lengths (d[C_RRR], &w);
+    w.seed = 1;
+    const char *mode = cell (V, r, C_MODE);
+    int conc = d[C_CONC] > 0 ? (int)d[C_CONC] : 1;
+    if (!strcmp (mode, "offline")) {
+        w.arrivals = GP_ARR_OFFLINE;
+        /* the run's own request count where the row gives it (an
+         * infinite-rate run of a benchmark client sends them all at
+         * once); else the simulator's choice */
+        if (d[C_NPROMPT] >= replicas)
+            w.n_requests = (int)(d[C_NPROMPT] / replicas);
+    } else if (!strcmp (mode, "concurrency")) {
+        w.arrivals = GP_ARR_CLOSED;
+        w.concurrency = (conc + replicas - 1) / replicas;
+    } else if (!strcmp (mode, "batch")) {
+        w.arrivals = GP_ARR_BATCH;
+        w.concurrency = (conc + replicas - 1) / replicas;
+    } else if (!strcmp (mode, "rate")) {
+        if (!(d[C_RATE] > 0)) {
+            unsupported (o, "mode rate needs request_rate (requests/s)");
+            return -1;
+        }
+        /* open loop: Poisson arrivals split evenly over the replicas */
+        w.arrivals = GP_ARR_POISSON;
+        w.rate = d[C_RATE] / replicas;
+        w.n_requests = d[C_NPROMPT] > 0 ? (int)(d[C_NPROMPT] / replicas) : 0;
+        o->rate_mode = 1;
+    } else {
+        unsupported (o, "mode must be offline, concurrency, batch or rate");
+        return -1;
+    }
+    *wp = w;
+    return 0;
+}
+
 static void predict (const struct vctx *V, const struct gp_csv_row *r,
                      const double *d, struct gp_infer_val_row *o)
 {
@@ -330,41 +377,9 @@ static void predict (const struct vctx *V, const struct gp_csv_row *r,
                   c.attn_dp ? " attn-dp" : "", replicas, gp_engine_str (eng),
                   gp_dtype_str (c.weight_dtype), gp_dtype_str (c.kv_dtype));
     struct gp_workload w;
-    memset (&w, 0, sizeof w);
-    w.in_len = d[C_IN];
-    w.out_len = d[C_OUT];
-    if (*cell (V, r, C_RRR))
-        range_ratio_lengths (d[C_RRR], &w);
-    w.seed = 1;
-    const char *mode = cell (V, r, C_MODE);
     int conc = d[C_CONC] > 0 ? (int)d[C_CONC] : 1;
-    if (!strcmp (mode, "offline")) {
-        w.arrivals = GP_ARR_OFFLINE;
-        /* the run's own request count where the row gives it (an
-         * infinite-rate run of a benchmark client sends them all at
-         * once); else the simulator's choice */
-        if (d[C_NPROMPT] >= replicas)
-            w.n_requests = (int)(d[C_NPROMPT] / replicas);
-    } else if (!strcmp (mode, "concurrency")) {
-        w.arrivals = GP_ARR_CLOSED;
-        w.concurrency = (conc + replicas - 1) / replicas;
-    } else if (!strcmp (mode, "batch")) {
-        w.arrivals = GP_ARR_BATCH;
-        w.concurrency = (conc + replicas - 1) / replicas;
-    } else if (!strcmp (mode, "rate")) {
-        if (!(d[C_RATE] > 0)) {
-            unsupported (o, "mode rate needs request_rate (requests/s)");
-            return;
-        }
-        /* open loop: Poisson arrivals split evenly over the replicas */
-        w.arrivals = GP_ARR_POISSON;
-        w.rate = d[C_RATE] / replicas;
-        w.n_requests = d[C_NPROMPT] > 0 ? (int)(d[C_NPROMPT] / replicas) : 0;
-        o->rate_mode = 1;
-    } else {
-        unsupported (o, "mode must be offline, concurrency, batch or rate");
+    if (row_workload (V, r, d, replicas, &w, o))
         return;
-    }
     /* an open-loop row of an engine whose front end is measured runs
      * behind that front end: one process, in order of arrival
      * (docs/model/inference.md, "Front-end throughput"); others add the
