@@ -57,6 +57,8 @@ static void model (struct gp_train_model *m)
 
 static struct gp_catalog *cat;
 
+#include "val_csv_fixture.h"
+
 /* The attention time of one BF16 step: 8 micro-batches of 2,048 tokens
  * on one GPU, with 'kernel'.
  */
@@ -132,34 +134,11 @@ static void test_names (void **state)
     assert_null (gp_attn_kernel_str (-1));
 }
 
-#define HEADER                                                             \
-    "id,kind,model,zoo,params_b,layers,hidden,ffn_hidden,heads,kv_heads,"  \
-    "vocab,mlp,moe_experts,moe_topk,moe_ffn_hidden,moe_shared_experts,"    \
-    "seq_len,gpu,num_gpus,gpus_per_node,tp,pp,dp,cp,ep,vpp,sharding,"      \
-    "recompute,micro_batch,global_batch,precision,tokens,"                 \
-    "measured_tokens_per_s_per_gpu,measured_gpu_hours,source_metric,"      \
-    "source_value,source,notes,attn_kernel\n"
+#define HEADER VAL_CSV_HEADER "attn_kernel\n"
 /* one H100 row on one GPU, layout fixed, attention kernel K */
 #define ROW(id, k)                                                         \
     id ",throughput,m,,,4,1024,4096,8,8,32000,gelu,,,,,2048,H100-SXM,1,8," \
        "1,1,1,1,,1,none,none,1,8,bf16,,10000,,,,test row,," k "\n"
-
-static int run_csv (const char *csv, struct gp_validation **v,
-                    gp_error_t *err)
-{
-    char path[64];
-    snprintf (path, sizeof path, "/tmp/gp-test-attnk-XXXXXX");
-    int fd = mkstemp (path);
-    assert_true (fd >= 0);
-    FILE *f = fdopen (fd, "w");
-    assert_non_null (f);
-    fputs (csv, f);
-    fclose (f);
-    struct gp_validate_request rq = {.path = path};
-    int rc = gp_validate_training (cat, &rq, v, err);
-    unlink (path);
-    return rc;
-}
 
 /* The column: blank = auto, fa2 and cudnn as stated.  The three rows
  * differ only in their attention time: tokens per step / step, so
@@ -171,9 +150,10 @@ static void test_validation_column (void **state)
     (void)state;
     struct gp_validation *v = NULL;
     gp_error_t err = {0};
-    int rc = run_csv (HEADER ROW ("r-auto", "") ROW ("r-fa2", "fa2")
-                          ROW ("r-cudnn", "cudnn"),
-                      &v, &err);
+    int rc = val_run_csv (cat,
+                          HEADER ROW ("r-auto", "") ROW ("r-fa2", "fa2")
+                              ROW ("r-cudnn", "cudnn"),
+                          &v, &err);
     if (rc)
         print_error ("%s\n", err.text);
     assert_int_equal (rc, 0);
@@ -196,8 +176,8 @@ static void test_validation_bad_value (void **state)
     (void)state;
     struct gp_validation *v = NULL;
     gp_error_t err = {0};
-    int rc = run_csv (HEADER ROW ("r-ok", "") ROW ("r-bad", "fa3"), &v,
-                      &err);
+    int rc = val_run_csv (cat, HEADER ROW ("r-ok", "") ROW ("r-bad", "fa3"),
+                          &v, &err);
     assert_int_not_equal (rc, 0);
     assert_null (v);
     assert_non_null (strstr (err.text, ":3:"));

@@ -37,6 +37,8 @@ static void near (double got, double want, double rel)
 
 static struct gp_catalog *cat;
 
+#include "val_csv_fixture.h"
+
 /* GPT-style 24 x 2048 model, 16 GPUs of dp (two nodes), 8 micro-batches
  * of 2,048 tokens each.
  */
@@ -89,33 +91,10 @@ static void test_after_exposes_all (void **state)
     near (af.time.attn_s, ov.time.attn_s, 1e-12);
 }
 
-#define HEADER                                                             \
-    "id,kind,model,zoo,params_b,layers,hidden,ffn_hidden,heads,kv_heads,"  \
-    "vocab,mlp,moe_experts,moe_topk,moe_ffn_hidden,moe_shared_experts,"    \
-    "seq_len,gpu,num_gpus,gpus_per_node,tp,pp,dp,cp,ep,vpp,sharding,"      \
-    "recompute,micro_batch,global_batch,precision,tokens,"                 \
-    "measured_tokens_per_s_per_gpu,measured_gpu_hours,source_metric,"      \
-    "source_value,source,notes,grad_reduce\n"
+#define HEADER VAL_CSV_HEADER "grad_reduce\n"
 #define ROW(id, g)                                                         \
     id ",throughput,m,,,24,2048,8192,16,16,32000,gelu,,,,,2048,H100-SXM,"  \
        "16,8,1,1,16,1,,1,none,none,1,128,bf16,,10000,,,,test row,," g "\n"
-
-static int run_csv (const char *csv, struct gp_validation **v,
-                    gp_error_t *err)
-{
-    char path[64];
-    snprintf (path, sizeof path, "/tmp/gp-test-gradred-XXXXXX");
-    int fd = mkstemp (path);
-    assert_true (fd >= 0);
-    FILE *f = fdopen (fd, "w");
-    assert_non_null (f);
-    fputs (csv, f);
-    fclose (f);
-    struct gp_validate_request rq = {.path = path};
-    int rc = gp_validate_training (cat, &rq, v, err);
-    unlink (path);
-    return rc;
-}
 
 /* The column: blank and 'overlap' are the default, 'after' the DeepSpeed
  * timing; the step times differ by 0.9 c as above (tokens of a step:
@@ -126,9 +105,10 @@ static void test_validation_column (void **state)
     (void)state;
     struct gp_validation *v = NULL;
     gp_error_t err = {0};
-    int rc = run_csv (HEADER ROW ("g-blank", "") ROW ("g-ov", "overlap")
-                          ROW ("g-after", "after"),
-                      &v, &err);
+    int rc = val_run_csv (cat,
+                          HEADER ROW ("g-blank", "") ROW ("g-ov", "overlap")
+                              ROW ("g-after", "after"),
+                          &v, &err);
     if (rc)
         print_error ("%s\n", err.text);
     assert_int_equal (rc, 0);
@@ -149,7 +129,7 @@ static void test_validation_bad_value (void **state)
     (void)state;
     struct gp_validation *v = NULL;
     gp_error_t err = {0};
-    int rc = run_csv (HEADER ROW ("g-bad", "later"), &v, &err);
+    int rc = val_run_csv (cat, HEADER ROW ("g-bad", "later"), &v, &err);
     assert_int_not_equal (rc, 0);
     assert_null (v);
     assert_non_null (strstr (err.text, ":2:"));
