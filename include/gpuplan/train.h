@@ -239,6 +239,12 @@ double gp_train_attn_eff (const struct gp_train_eff *e, int kernel);
 /* "auto", "fa2" or "cudnn"; NULL for a value outside the enum. */
 const char *gp_attn_kernel_str (int kernel);
 
+/* The data/catalog/generations.csv column gp_train_attn_eff takes the
+ * efficiency of 'kernel' from on 'e': "train_attn_cudnn" or "train_attn"
+ * (a static string).
+ */
+const char *gp_train_attn_figure (const struct gp_train_eff *e, int kernel);
+
 /* The hardware one training job runs on (one accelerator type). */
 struct gp_train_hw {
     char accel_id[64];

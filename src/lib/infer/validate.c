@@ -26,7 +26,6 @@ enum {
     C_TPOT99, C_E2E, C_E2E90, C_E2E99,
     C_ASYNC, /* optional: 1 when the engine overlapped its host work */
     C_RRR,   /* optional: the benchmark's random_range_ratio */
-    C_SOURCE, /* optional: where the row comes from (its recipe) */
     C_HARNESS, /* optional: the benchmark harness that set the engine's
                 * limits (trtllm-bench) */
     C_N
@@ -43,7 +42,6 @@ static const char *col_names[C_N] = {
     "measured_ttft_p90_ms", "measured_ttft_p99_ms", "measured_tpot_p90_ms",
     "measured_tpot_p99_ms", "measured_e2e_ms", "measured_e2e_p90_ms",
     "measured_e2e_p99_ms", "async_scheduling", "random_range_ratio",
-    "source",
     "harness",
 };
 

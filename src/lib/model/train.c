@@ -251,11 +251,19 @@ void gp_train_eff_for (const struct gp_generation *g, struct gp_train_eff *eff)
     eff->attn_cudnn = g->train_attn_cudnn;
 }
 
+static int uses_cudnn (const struct gp_train_eff *e, int kernel)
+{
+    return kernel != GP_ATTN_FA2 && e->attn_cudnn > 0;
+}
+
 double gp_train_attn_eff (const struct gp_train_eff *e, int kernel)
 {
-    if (kernel != GP_ATTN_FA2 && e->attn_cudnn > 0)
-        return e->attn_cudnn;
-    return e->attn;
+    return uses_cudnn (e, kernel) ? e->attn_cudnn : e->attn;
+}
+
+const char *gp_train_attn_figure (const struct gp_train_eff *e, int kernel)
+{
+    return uses_cudnn (e, kernel) ? "train_attn_cudnn" : "train_attn";
 }
 
 const char *gp_attn_kernel_str (int kernel)

@@ -243,9 +243,7 @@ static json_t *attn_json (const struct gp_train_plan_result *r,
     json_object_set_new (o, "efficiency",
                          json_real (gp_train_attn_eff (e, k)));
     json_object_set_new (o, "figure",
-                         json_string (k != GP_ATTN_FA2 && e->attn_cudnn > 0
-                                          ? "train_attn_cudnn"
-                                          : "train_attn"));
+                         json_string (gp_train_attn_figure (e, k)));
     return o;
 }
 

@@ -87,9 +87,7 @@ static void shape (struct rbuf *b, const struct gp_train_accel_plan *p,
     gp_rb_printf (b, "    attention kernel %s: %.0f %% of the 16-bit peak "
                   "(generations.csv %s)\n", gp_attn_kernel_str (attn_kernel),
                   100 * gp_train_attn_eff (&p->hw.eff, attn_kernel),
-                  attn_kernel != GP_ATTN_FA2 && p->hw.eff.attn_cudnn > 0
-                      ? "train_attn_cudnn"
-                      : "train_attn");
+                  gp_train_attn_figure (&p->hw.eff, attn_kernel));
     gp_rb_printf (b, "  %.0f tokens/s (%.1f per GPU), %.0f TFLOP/s per GPU, MFU "
                 "%.1f %%, HFU %.1f %%\n",
              t->tokens_per_s, t->tokens_per_s_per_gpu,
