@@ -390,12 +390,12 @@ struct gp_default_info {
  * shows each row's distribution; gp_plan_sample() draws from them.
  */
 #define GP_DEFAULT_DISTS(XX)                                                  \
-    XX("plan.train_efficiency_scale", LOGNORMAL, 0.125, 0, 0,                 \
+    XX("plan.train_efficiency_scale", LOGNORMAL, 0.102, 0, 0,                 \
        "held-out error of the training model: `gpuplan validate training "    \
-       "validation/training/training-public.csv` gives a median absolute "    \
-       "error of 8.4 % in-sample (7.3 % leave-one-source-out) over 162 "      \
-       "rows; a median absolute z of 0.6745 gives sigma = 0.084 / 0.6745 "    \
-       "= 0.125")                                                             \
+       "validation/training/*.csv` (nine files, 308 rows) gives a median "    \
+       "absolute error of 6.9 % in-sample and 6.6 % leave-one-source-out; "   \
+       "a median absolute z of 0.6745 gives sigma = 0.069 / 0.6745 = 0.102 "  \
+       "(the larger of the two errors)")                                      \
     XX("plan.cloud_price_scale", LOGNORMAL, 0.23, 0, 0,                       \
        "spread of the published on-demand price per GPU of one "             \
        "accelerator across clouds and regions in data/catalog/"               \
